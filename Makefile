@@ -1,0 +1,42 @@
+# The portal's commands. Every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: install run ingest serve test lint typecheck eval bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml requirements.lock requirements-dev.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
+	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . || \
+		$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+# Exit code 3 from `faq ingest` means "ingested, but some files were skipped": still serve.
+ingest: install
+	$(BIN)/faq ingest || [ $$? -eq 3 ]
+
+run: ingest
+	$(BIN)/faq serve --host $(HOST) --port $(PORT)
+
+serve: install
+	$(BIN)/faq serve --host $(HOST) --port $(PORT)
+
+lint: install
+	$(BIN)/ruff check app tests migrations
+	$(BIN)/mypy app
+
+test: lint
+	$(BIN)/pytest
+
+eval: install
+	$(BIN)/faq eval ../shared/eval/queries-dev.tsv
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,105 @@
+"""The `faq` command: ingest, serve, check, eval."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.config import Settings, get_settings
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_SKIPPED = 3
+
+
+def _ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from app.ingest.pipeline import IngestError, run_ingest
+
+    content = Path(args.content) if args.content else None
+    try:
+        report = run_ingest(settings, content_dir=content, progress=not args.quiet)
+    except IngestError as exc:
+        print(f"faq ingest: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001  (any failure: say so, keep the old data)
+        print(f"faq ingest: failed ({type(exc).__name__}: {exc}); the previous data is still "
+              "being served", file=sys.stderr)
+        return EXIT_FAILED
+    by_lang = ", ".join(f"{lang} {n}" for lang, n in sorted(report.entries_by_lang.items()))
+    print(f"documents:          {report.documents}")
+    print(f"entries:            {report.entries} ({by_lang})")
+    print(f"translated documents: {report.document_pairs} pairs")
+    print(f"translation pairs:  {report.translation_pairs}")
+    print(f"encoding repairs:   {report.repairs}")
+    print(f"warnings:           {len(report.warnings)}")
+    for path, message in report.warnings:
+        print(f"  warning  {path}: {message}")
+    print(f"skipped:            {len(report.skipped)}")
+    for path, message in report.skipped:
+        print(f"  skipped  {path}: {message}")
+    print(f"generation:         {report.generation} ({report.seconds:.2f} s)")
+    return EXIT_SKIPPED if report.skipped else EXIT_OK
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from app.generations import current_name
+
+    if current_name(settings) is None:
+        print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
+              "(pages answer 503 until then)", file=sys.stderr)
+    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
+                proxy_headers=True, log_level="info")
+    return EXIT_OK
+
+
+def _eval(args: argparse.Namespace, settings: Settings) -> int:
+    from app.evaluation import evaluate, read_queries
+
+    queries = read_queries(Path(args.queries))
+    if not queries:
+        print(f"faq eval: no queries in {args.queries}", file=sys.stderr)
+        return EXIT_USAGE
+    result = evaluate(settings, queries)
+    print(f"queries:    {result.total}")
+    print(f"success@k:  {result.success:.1%} ({result.passed}/{result.total})")
+    print(f"MRR@10:     {result.mrr:.3f}")
+    for query, rank in result.failures:
+        where = f"rank {rank}" if rank else "not in the top 50"
+        print(f"  FAIL {query.id} (k={query.k}, {where}): {query.query[:80]!r}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    parser = argparse.ArgumentParser(prog="faq", description="Bilingual FAQ portal")
+    commands = parser.add_subparsers(dest="command", required=True)
+    ingest = commands.add_parser("ingest", help="read content/ into a new database and search index")
+    ingest.add_argument("--content", metavar="DIR", help="content folder (default: FAQ_CONTENT_DIR)")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.set_defaults(handler=_ingest)
+    serve = commands.add_parser("serve", help="serve the pages and the JSON API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(handler=_serve)
+    evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
+    evaluation.add_argument("queries", metavar="QUERIES.tsv")
+    evaluation.set_defaults(handler=_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `faq` command; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    handler = args.handler
+    code: int = handler(args, get_settings())
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

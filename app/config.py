@@ -1,0 +1,31 @@
+"""Settings from the environment (prefix FAQ_) and an optional .env file."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything the portal can be configured with; see the README's settings table."""
+
+    model_config = SettingsConfigDict(env_prefix="FAQ_", env_file=".env", extra="ignore")
+
+    content_dir: Path = Field(default=Path("./content"), description="where the markdown documents live")
+    data_dir: Path = Field(default=Path("./data"), description="where the database and the search index live")
+    database_url: str = Field(default="", description="SQLAlchemy URL; default sqlite:///<data_dir>/faq.db")
+    search_cache_size: int = Field(default=512, ge=0, description="search results kept in memory per process")
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to a SQLite file in the data directory."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'faq.db'}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

@@ -1,0 +1,1 @@
+"""The offline ingest pipeline: bytes in content/ to a database and a search index."""

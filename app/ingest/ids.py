@@ -1,0 +1,43 @@
+"""Readable, URL-safe, stable identifiers for documents and entries."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from pypinyin import lazy_pinyin
+
+MAX_SLUG = 60
+
+
+def slugify(text: str, max_length: int = MAX_SLUG) -> str:
+    """Lower-case ASCII words joined by '-'; Chinese is spelled in pinyin."""
+    text = unicodedata.normalize("NFKC", text)
+    words = " ".join(lazy_pinyin(text, errors=lambda chars: chars))
+    words = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
+    if len(slug) > max_length:
+        slug = slug[:max_length].rsplit("-", 1)[0] or slug[:max_length]
+    return slug
+
+
+def document_id(relative_path: str) -> str:
+    """A document's id from its path in the content folder: `guides/faq.zh.md` → `guides-faq-zh`."""
+    stem = re.sub(r"\.(md|markdown|txt)$", "", relative_path, flags=re.IGNORECASE)
+    return slugify(stem, max_length=120) or "document-" + _digest(relative_path)
+
+
+def entry_id(document: str, section: tuple[str, ...], question: str) -> str:
+    """An entry's id: its question's slug plus a digest of where it lives and what it asks.
+
+    The digest depends only on the document, the section path and the question text, so
+    edits elsewhere never change it.
+    """
+    digest = _digest("\x1f".join((document, *section, question)))
+    slug = slugify(question, max_length=48)
+    return f"{slug}-{digest}" if slug else f"entry-{digest}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]

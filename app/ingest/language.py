@@ -1,0 +1,35 @@
+"""Tell Chinese from English text by counting scripts in its prose (code is ignored)."""
+
+from __future__ import annotations
+
+import re
+
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|https?://\S+|<[^>\n]+>", re.DOTALL)
+
+
+def language_scores(text: str) -> tuple[int, int]:
+    """Count Han characters and Latin words in the prose of markdown text."""
+    prose = CODE.sub(" ", text)
+    return len(HAN.findall(prose)), len(LATIN_WORD.findall(prose))
+
+
+def detect_language(text: str, default: str = "en") -> str:
+    """'zh' or 'en' for a text; `default` when the text has too little prose to tell."""
+    han, latin = language_scores(text)
+    if han + latin < 3:
+        return default
+    # A Chinese sentence carries about one Han character where English has one word;
+    # Chinese technical prose is full of English terms, so Han wins at a lower share.
+    return "zh" if han >= latin * 0.5 else "en"
+
+
+def language_from_name(relative_path: str) -> str | None:
+    """A language named by the file's path (`faq.zh.md`, `FAQ_zh.md`, `zh_cn/…`), if any."""
+    lowered = relative_path.lower()
+    if re.search(r"(?:^|[/._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw))(?:[/._-]|$)", lowered):
+        return "zh"
+    if re.search(r"(?:^|[/._-])(?:en|en[_-]us)(?:[/._-]|$)", lowered):
+        return "en"
+    return None

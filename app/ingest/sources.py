@@ -1,0 +1,59 @@
+"""Find the documents under the content folder and split off their front matter."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DOCUMENT_SUFFIXES = {".md", ".markdown", ".txt"}
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One document file found under the content folder."""
+
+    path: Path
+    relative_path: str  # POSIX path relative to the content folder, the document's identity
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """A document's metadata and its body, with line numbers kept (front matter blanked)."""
+
+    metadata: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    error: str | None = None
+
+
+def find_sources(content_dir: Path) -> Iterator[SourceFile]:
+    """Yield every document file under `content_dir`, in a stable order; hidden files skipped."""
+    for path in sorted(content_dir.rglob("*")):
+        relative = path.relative_to(content_dir)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES:
+            yield SourceFile(path=path, relative_path=relative.as_posix())
+
+
+def split_front_matter(text: str) -> FrontMatter:
+    """Separate YAML front matter (`---` … `---`) from the markdown body."""
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return FrontMatter(body=text)
+    # Blank lines keep every source line number in the body where it was in the file.
+    body = "\n" * match.group(0).count("\n") + text[match.end():]
+    try:
+        loaded = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        return FrontMatter(body=body, error=f"front matter is not valid YAML: {exc}")
+    if loaded is None:
+        loaded = {}
+    if not isinstance(loaded, dict):
+        return FrontMatter(body=body, error="front matter is not a mapping of keys to values")
+    return FrontMatter(metadata={str(k): v for k, v in loaded.items()}, body=body)

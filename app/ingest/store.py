@@ -1,0 +1,97 @@
+"""Write one complete generation: a migrated database, its rows, and the search index."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, delete
+from sqlmodel import Session, SQLModel, col, create_engine, select
+
+from app.config import Settings
+from app.generations import Generation, discard, generation, is_sqlite, publish
+from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
+from app.search.index import IndexedEntry, build_index
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+
+
+@dataclass
+class Batch:
+    """Everything one ingest produced, ready to be stored."""
+
+    documents: list[Document]
+    entries: list[Entry]
+    entry_links: list[EntryLink]
+    document_links: list[DocumentLink]
+    notes: list[IngestNote]
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database's schema to the latest Alembic revision."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def new_generation_name() -> str:
+    """A sortable, unique name for a generation."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def store_generation(settings: Settings, batch: Batch) -> Generation:
+    """Write `batch` as a new generation and publish it; on any failure nothing changes."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    target = generation(settings, new_generation_name())
+    target.directory.mkdir(parents=True)
+    try:
+        engine = create_engine(target.database_url)
+        try:
+            migrate(engine)
+            _write_rows(engine, batch, target.name)
+            build_index(target.index_dir, _indexed_entries(engine))
+        finally:
+            engine.dispose()
+    except BaseException:
+        discard(target)
+        raise
+    publish(settings, target)
+    return target
+
+
+def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
+    with Session(engine) as session:
+        if not is_sqlite(str(engine.url)):
+            # A shared server database: replace every row in one transaction, so readers
+            # see the old rows or the new ones.
+            for table in reversed(SQLModel.metadata.sorted_tables):
+                session.execute(delete(table))
+        session.add_all(batch.documents)
+        session.flush()
+        session.add_all(batch.entries)
+        session.flush()
+        session.add_all([*batch.entry_links, *batch.document_links, *batch.notes])
+        session.add_all([
+            Meta(key="generation", value=name),
+            Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),
+        ])
+        session.commit()
+
+
+def _indexed_entries(engine: Engine) -> Iterator[IndexedEntry]:
+    """Index rows read back from the database: the index is always derived from it."""
+    with Session(engine) as session:
+        titles = {d.id: d.title for d in session.exec(select(Document))}
+        for entry in session.exec(select(Entry).order_by(col(Entry.document_id), col(Entry.position))):
+            section = " ".join([*json.loads(entry.section), titles.get(entry.document_id, "")])
+            yield IndexedEntry(
+                id=entry.id, document_id=entry.document_id, lang=entry.lang, title=entry.title,
+                section=section, body_markdown=entry.body_markdown, body_text=entry.body_text,
+            )

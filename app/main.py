@@ -1,0 +1,79 @@
+"""The application factory: `create_app(settings)`; `app` is the instance uvicorn serves."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from swagger_ui_bundle import swagger_ui_path
+
+from app.config import Settings, get_settings
+from app.db import DataStore
+from app.web import api, pages
+from app.web.errors import install_error_handlers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the portal for `settings` (default: from the environment)."""
+    settings = settings or get_settings()
+    store = DataStore(settings)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    app = FastAPI(
+        title="FAQ portal",
+        summary="Bilingual (Chinese/English) FAQ search and cross-linked entries",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
+    # Swagger UI from a Python package, not a CDN: the portal runs on intranets.
+    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
+    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    install_error_handlers(app)
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title="FAQ portal API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/swagger/favicon-32x32.png",
+        )
+
+    app.include_router(api.router)
+    app.include_router(api.health_router)
+    app.include_router(pages.router)
+
+    @app.middleware("http")
+    async def security_headers(request, call_next):  # type: ignore[no-untyped-def]
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if not request.url.path.startswith("/docs"):
+            response.headers.setdefault(
+                "Content-Security-Policy",
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                "frame-ancestors 'none'",
+            )
+        return response
+
+    return app
+
+
+app = create_app()

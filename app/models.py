@@ -1,0 +1,177 @@
+"""Database tables (the source of truth) and the public shapes the API returns."""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+# ---------------------------------------------------------------- tables
+
+
+class Document(SQLModel, table=True):
+    """One markdown file from the content folder."""
+
+    id: str = Field(primary_key=True, max_length=160)
+    path: str = Field(index=True, unique=True)
+    title: str
+    lang: str = Field(max_length=8)
+    markdown: str  # the whole text after decoding (and, later, repair)
+    html: str  # the whole document rendered
+    encoding: str = Field(max_length=32)
+    entry_count: int = 0
+
+
+class Entry(SQLModel, table=True):
+    """One question and its answer."""
+
+    id: str = Field(primary_key=True, max_length=80)
+    document_id: str = Field(foreign_key="document.id", index=True, max_length=160)
+    position: int  # order within the document
+    lang: str = Field(max_length=8, index=True)
+    question: str  # source text of the question line, block marker removed
+    title: str  # plain text shown to readers
+    title_html: str
+    section: str  # breadcrumb as a JSON list of heading texts
+    body_markdown: str
+    body_html: str
+    body_text: str  # plain text of the answer, for snippets
+    line: int
+    kind: str = Field(max_length=16)
+
+
+class EntryLink(SQLModel, table=True):
+    """A directed link between two entries: a translation, or a related entry (ranked)."""
+
+    source_id: str = Field(foreign_key="entry.id", primary_key=True, max_length=80)
+    target_id: str = Field(foreign_key="entry.id", primary_key=True, max_length=80)
+    kind: str = Field(primary_key=True, max_length=16)  # "translation" | "related"
+    score: float = 0.0
+    rank: int = 0
+
+
+class DocumentLink(SQLModel, table=True):
+    """Two documents that translate each other (stored in both directions)."""
+
+    source_id: str = Field(foreign_key="document.id", primary_key=True, max_length=160)
+    target_id: str = Field(foreign_key="document.id", primary_key=True, max_length=160)
+    method: str = Field(max_length=32)  # how the pairing was found
+    score: float = 0.0
+
+
+class IngestNote(SQLModel, table=True):
+    """A warning or repair recorded by the ingest, shown by `faq check`."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    path: str
+    line: int = 0
+    kind: str = Field(max_length=32)
+    message: str
+
+
+class Meta(SQLModel, table=True):
+    """Key/value facts about this database: generation, ingest time, counts."""
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str
+
+
+# ---------------------------------------------------------------- public shapes
+
+
+class EntryRef(SQLModel):
+    """A link to an entry, as listed under translations, related and document entries."""
+
+    id: str
+    lang: str
+    title: str
+    url: str
+
+
+class DocumentRef(SQLModel):
+    """A link to a document."""
+
+    id: str
+    title: str
+    lang: str
+
+
+class DocumentBrief(DocumentRef):
+    """A document in a listing."""
+
+    path: str
+    entry_count: int
+
+
+class DocumentDetail(DocumentBrief):
+    """A whole document with its entries in order."""
+
+    url: str
+    entries: list[EntryRef]
+    markdown: str
+    html: str
+    translations: list[DocumentRef]
+
+
+class EntryDocument(SQLModel):
+    """The document an entry belongs to."""
+
+    id: str
+    title: str
+    path: str
+    lang: str
+
+
+class EntryDetail(SQLModel):
+    """One entry with its answer and cross-links."""
+
+    id: str
+    title: str
+    lang: str
+    url: str
+    question: str
+    document: EntryDocument
+    section: list[str]
+    line: int
+    body_markdown: str
+    body_html: str
+    translations: list[EntryRef]
+    related: list[EntryRef]
+
+
+class SearchDocument(SQLModel):
+    """The document a search hit belongs to."""
+
+    id: str
+    title: str
+
+
+class SearchHit(SQLModel):
+    """One search result."""
+
+    id: str
+    title: str
+    lang: str
+    url: str
+    document: SearchDocument
+    section: list[str]
+    snippet: str  # HTML-escaped text; only <mark> is markup
+    score: float
+    translations: list[EntryRef]
+
+
+class SearchPage(SQLModel):
+    """A page of search results."""
+
+    query: str
+    total: int
+    limit: int
+    offset: int
+    suggestion: str | None
+    results: list[SearchHit]
+
+
+class Health(SQLModel):
+    """What /healthz reports."""
+
+    status: str
+    documents: int
+    entries: int

@@ -1,0 +1,178 @@
+"""The read layer shared by the HTML pages and the JSON API: typed reads, one place each."""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, func, select
+
+from app.db import Snapshot
+from app.models import (
+    Document,
+    DocumentBrief,
+    DocumentDetail,
+    DocumentLink,
+    DocumentRef,
+    Entry,
+    EntryDetail,
+    EntryDocument,
+    EntryLink,
+    EntryRef,
+    Health,
+    SearchDocument,
+    SearchHit,
+    SearchPage,
+)
+from app.search.analysis import normalise_text
+from app.search.query import make_snippet, search_index
+
+LANGUAGES = ("en", "zh")
+MAX_QUERY_LENGTH = 4000
+
+
+class NotFound(LookupError):
+    """No document or entry has that id."""
+
+
+def entry_url(entry_id: str) -> str:
+    """The page of an entry."""
+    return f"/entries/{entry_id}"
+
+
+def document_url(document_id: str) -> str:
+    """The page of a document."""
+    return f"/documents/{document_id}"
+
+
+def _entry_ref(entry: Entry) -> EntryRef:
+    return EntryRef(id=entry.id, lang=entry.lang, title=entry.title, url=entry_url(entry.id))
+
+
+@dataclass
+class Reader:
+    """Reads one generation: a database session and the searcher of the same snapshot."""
+
+    snapshot: Snapshot
+    session: Session
+    cache_size: int = 512
+
+    # ------------------------------------------------------------ documents
+
+    def list_documents(self) -> list[DocumentBrief]:
+        """Every document, by language then title."""
+        rows = self.session.exec(select(Document).order_by(Document.lang, Document.title, Document.path))
+        return [DocumentBrief(id=d.id, title=d.title, lang=d.lang, path=d.path, entry_count=d.entry_count)
+                for d in rows]
+
+    def get_document(self, document_id: str) -> DocumentDetail:
+        """One document with its entries in order and the documents that translate it."""
+        doc = self.session.get(Document, document_id)
+        if doc is None:
+            raise NotFound(f"no document with id {document_id!r}")
+        entries = self.session.exec(
+            select(Entry).where(Entry.document_id == doc.id).order_by(col(Entry.position))
+        ).all()
+        linked = self.session.exec(
+            select(Document).join(DocumentLink, col(DocumentLink.target_id) == col(Document.id))
+            .where(DocumentLink.source_id == doc.id).order_by(Document.lang)
+        ).all()
+        return DocumentDetail(
+            id=doc.id, title=doc.title, lang=doc.lang, path=doc.path, entry_count=doc.entry_count,
+            url=document_url(doc.id), entries=[_entry_ref(e) for e in entries],
+            markdown=doc.markdown, html=doc.html,
+            translations=[DocumentRef(id=d.id, title=d.title, lang=d.lang) for d in linked],
+        )
+
+    # ------------------------------------------------------------ entries
+
+    def get_entry(self, entry_id: str) -> EntryDetail:
+        """One entry with its document, breadcrumb, translations and related entries."""
+        entry = self.session.get(Entry, entry_id)
+        if entry is None:
+            raise NotFound(f"no entry with id {entry_id!r}")
+        doc = self.session.get(Document, entry.document_id)
+        assert doc is not None  # foreign key
+        return EntryDetail(
+            id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
+            question=entry.question,
+            document=EntryDocument(id=doc.id, title=doc.title, path=doc.path, lang=doc.lang),
+            section=json.loads(entry.section), line=entry.line,
+            body_markdown=entry.body_markdown, body_html=entry.body_html,
+            translations=self._linked([entry.id], "translation").get(entry.id, []),
+            related=self._linked([entry.id], "related").get(entry.id, []),
+        )
+
+    def entry_html(self, entry_id: str) -> tuple[str, str]:
+        """The pre-rendered question and answer HTML of an entry (for pages)."""
+        entry = self.session.get(Entry, entry_id)
+        if entry is None:
+            raise NotFound(f"no entry with id {entry_id!r}")
+        return entry.title_html, entry.body_html
+
+    def _linked(self, source_ids: Sequence[str], kind: str) -> dict[str, list[EntryRef]]:
+        if not source_ids:
+            return {}
+        rows = self.session.exec(
+            select(EntryLink, Entry).join(Entry, col(Entry.id) == col(EntryLink.target_id))
+            .where(col(EntryLink.source_id).in_(source_ids), EntryLink.kind == kind)
+            .order_by(col(EntryLink.rank), col(EntryLink.score).desc())
+        ).all()
+        linked: dict[str, list[EntryRef]] = {}
+        for link, target in rows:
+            linked.setdefault(link.source_id, []).append(_entry_ref(target))
+        return linked
+
+    # ------------------------------------------------------------ search
+
+    def search(self, query: str, lang: str | None, limit: int, offset: int) -> SearchPage:
+        """A page of search results with snippets and translations (cached per generation)."""
+        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset)
+        cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
+        cached = cache.get(key)
+        if cached is not None:
+            cache.move_to_end(key)
+            return cached.model_copy(update={"query": query})
+        with self.snapshot.search_lock:
+            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset)
+        ids = [m.id for m in outcome.matches]
+        rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
+        entries = {e.id: e for e in rows}
+        docs = {d.id: d for d in self.session.exec(
+            select(Document).where(col(Document.id).in_({e.document_id for e in rows})))} if rows else {}
+        translations = self._linked(ids, "translation")
+        results: list[SearchHit] = []
+        for match in outcome.matches:
+            entry = entries.get(match.id)
+            if entry is None:
+                continue
+            doc = docs[entry.document_id]
+            results.append(SearchHit(
+                id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
+                document=SearchDocument(id=doc.id, title=doc.title),
+                section=json.loads(entry.section),
+                snippet=make_snippet(entry.body_text or entry.title, outcome.terms),
+                score=round(match.score, 4), translations=translations.get(entry.id, []),
+            ))
+        page = SearchPage(query=query, total=outcome.total, limit=limit, offset=offset,
+                          suggestion=None, results=results)
+        if self.cache_size:
+            cache[key] = page
+            while len(cache) > self.cache_size:
+                cache.popitem(last=False)
+        return page
+
+    # ------------------------------------------------------------ counts
+
+    def health(self) -> Health:
+        """Counts for /healthz."""
+        documents = self.session.exec(select(func.count()).select_from(Document)).one()
+        entries = self.session.exec(select(func.count()).select_from(Entry)).one()
+        return Health(status="ok", documents=documents, entries=entries)
+
+    def entry_counts(self) -> dict[str, int]:
+        """Entries per language."""
+        rows = self.session.exec(select(Entry.lang, func.count()).group_by(Entry.lang)).all()
+        return {lang: count for lang, count in rows}

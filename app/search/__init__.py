@@ -1,0 +1,1 @@
+"""Full-text search: bilingual analysis, the Whoosh index, and queries over it."""

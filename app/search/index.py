@@ -1,0 +1,78 @@
+"""The Whoosh index: its schema, and building it from the database rows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from whoosh import index as whoosh_index
+from whoosh.fields import ID, TEXT, Schema
+
+from app.search.analysis import bilingual_analyzer
+
+FIELD_BOOSTS = {"title": 4.0, "section": 1.5, "code": 1.2, "body": 1.0}
+CODE_BLOCK = re.compile(r"^( {0,3})(```|~~~)[^\n]*\n(.*?)^\1\2", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+@dataclass(frozen=True)
+class IndexedEntry:
+    """What the index needs to know about one entry."""
+
+    id: str
+    document_id: str
+    lang: str
+    title: str
+    section: str  # breadcrumb and document title, space separated
+    body_markdown: str
+    body_text: str
+
+
+def build_schema() -> Schema:
+    """The index schema; every text field shares the bilingual analyzer."""
+    analyzer = bilingual_analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        document_id=ID(stored=True),
+        lang=ID(stored=True),
+        title=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["title"]),
+        section=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["section"]),
+        code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
+        body=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["body"]),
+    )
+
+
+def code_text(markdown: str) -> str:
+    """The code in a piece of markdown: fenced blocks and inline code spans."""
+    blocks = [m.group(3) for m in CODE_BLOCK.finditer(markdown)]
+    spans = INLINE_CODE.findall(CODE_BLOCK.sub("", markdown))
+    return "\n".join(blocks + spans)
+
+
+def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
+    """Create a fresh index in `directory` (which must not exist yet); return the entry count."""
+    directory.mkdir(parents=True)
+    ix = whoosh_index.create_in(str(directory), build_schema())
+    writer = ix.writer(limitmb=128)
+    count = 0
+    try:
+        for entry in entries:
+            writer.add_document(
+                id=entry.id, document_id=entry.document_id, lang=entry.lang,
+                title=entry.title, section=entry.section,
+                code=code_text(entry.body_markdown), body=entry.body_text,
+            )
+            count += 1
+    except BaseException:
+        writer.cancel()
+        raise
+    writer.commit(optimize=True)
+    ix.close()
+    return count
+
+
+def open_index(directory: Path) -> whoosh_index.Index:
+    """Open an index built by `build_index`."""
+    return whoosh_index.open_dir(str(directory))

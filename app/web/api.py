@@ -1,0 +1,52 @@
+"""The JSON API under /api/v1 (see CONTRACT.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, SearchPage
+from app.queries import MAX_QUERY_LENGTH
+from app.web.deps import ReaderDep
+from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
+
+router = APIRouter(prefix="/api/v1", tags=["api"])
+health_router = APIRouter(tags=["health"])
+
+
+@router.get("/search", response_model=SearchPage)
+def search(
+    reader: ReaderDep,
+    q: Annotated[str | None, Query(description="words, an identifier, or a pasted error",
+                                   max_length=MAX_QUERY_LENGTH)] = None,
+    lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
+    limit: Annotated[int, Query(ge=1, le=50)] = 10,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> SearchPage:
+    """Search entries in both languages; best first."""
+    return reader.search(clean_query(q), language_filter(lang), limit, offset)
+
+
+@router.get("/entries/{entry_id}", response_model=EntryDetail)
+def entry(reader: ReaderDep, entry_id: str) -> EntryDetail:
+    """One entry with its answer, translations and related entries."""
+    return reader.get_entry(entry_id)
+
+
+@router.get("/documents", response_model=list[DocumentBrief])
+def documents(reader: ReaderDep) -> list[DocumentBrief]:
+    """Every document."""
+    return reader.list_documents()
+
+
+@router.get("/documents/{document_id}", response_model=DocumentDetail)
+def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
+    """One document: its entries in order, its text and its translations."""
+    return reader.get_document(document_id)
+
+
+@health_router.get("/healthz", response_model=Health)
+def healthz(reader: ReaderDep) -> Health:
+    """Liveness and counts."""
+    return reader.health()

@@ -1,0 +1,37 @@
+"""FastAPI dependencies shared by pages and API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlmodel import Session
+
+from app.config import Settings
+from app.db import DataStore
+from app.queries import Reader
+
+
+def get_store(request: Request) -> DataStore:
+    """The app's data store (one per process)."""
+    store: DataStore = request.app.state.store
+    return store
+
+
+def get_settings_dep(request: Request) -> Settings:
+    """The settings the app was built with."""
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_reader(store: Annotated[DataStore, Depends(get_store)],
+               settings: Annotated[Settings, Depends(get_settings_dep)]) -> Iterator[Reader]:
+    """A reader over the current generation, for the length of one request."""
+    snapshot = store.current()
+    with Session(snapshot.engine) as session:
+        yield Reader(snapshot=snapshot, session=session, cache_size=settings.search_cache_size)
+
+
+ReaderDep = Annotated[Reader, Depends(get_reader)]
+SettingsDep = Annotated[Settings, Depends(get_settings_dep)]

@@ -1,0 +1,83 @@
+"""One place decides how errors look: problem+json under /api, an HTML page elsewhere."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.db import NoDataError
+from app.queries import NotFound
+
+log = logging.getLogger(__name__)
+PROBLEM_TYPES = "about:blank"
+
+
+class BadRequest(ValueError):
+    """A parameter the user sent cannot be used; the message says why and what to send."""
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path == "/healthz"
+
+
+def problem(request: Request, status: int, detail: str) -> Response:
+    """The error response for `request`, in the format its surface uses."""
+    title = HTTPStatus(status).phrase
+    if _wants_json(request):
+        return JSONResponse(
+            {"type": PROBLEM_TYPES, "title": title, "status": status, "detail": detail,
+             "instance": request.url.path},
+            status_code=status, media_type="application/problem+json",
+        )
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request, "pages/error.html",
+        {"status": status, "title": title, "detail": detail, "page_lang": "en"},
+        status_code=status,
+    )
+    return response
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p not in {"query", "path", "body"})
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else str(error.get("msg")))
+    return "; ".join(parts) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers on `app`."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"nothing at {request.url.path}"
+        return problem(request, exc.status_code, detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        return problem(request, 422, _validation_detail(exc))
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(request: Request, exc: BadRequest) -> Response:
+        return problem(request, 422, str(exc))
+
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound) -> Response:
+        return problem(request, 404, str(exc))
+
+    @app.exception_handler(NoDataError)
+    async def no_data(request: Request, exc: NoDataError) -> Response:
+        return problem(request, 503, str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error on %s", request.url.path)
+        return problem(request, 500, "internal error; the server log has the details")

@@ -1,0 +1,44 @@
+"""A synchronous httpx client that calls the app in-process (for `faq eval` and tests)."""
+
+from __future__ import annotations
+
+import functools
+from contextlib import ExitStack
+from types import TracebackType
+from typing import Any
+
+import httpx
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from fastapi import FastAPI
+
+
+class InProcessClient:
+    """Sends real HTTP requests through httpx's ASGI transport, without a socket."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self._stack = ExitStack()
+        self._portal: BlockingPortal | None = None
+        self._client: httpx.AsyncClient | None = None
+
+    def __enter__(self) -> InProcessClient:
+        self._portal = self._stack.enter_context(start_blocking_portal())
+        transport = httpx.ASGITransport(app=self.app)
+        self._client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._portal is not None and self._client is not None:
+            self._portal.call(self._client.aclose)
+        self._stack.close()
+
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """Send one request and return the whole response."""
+        assert self._portal is not None and self._client is not None, "use as a context manager"
+        send = functools.partial(self._client.request, method, url, **kwargs)
+        return self._portal.call(send)
+
+    def get(self, url: str, **kwargs: Any) -> httpx.Response:
+        """GET `url`."""
+        return self.request("GET", url, **kwargs)

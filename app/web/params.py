@@ -1,0 +1,29 @@
+"""Validation of search parameters, shared by the search page and the search API."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+from app.queries import LANGUAGES, MAX_QUERY_LENGTH
+from app.web.errors import BadRequest
+
+LangParam = Literal["en", "zh", "any"]
+MAX_OFFSET = 10_000
+
+
+def clean_query(q: str | None) -> str:
+    """The query with control characters removed; BadRequest when empty or too long."""
+    if q is None:
+        raise BadRequest("q: give a search query, e.g. ?q=CUDA+out+of+memory")
+    if len(q) > MAX_QUERY_LENGTH:
+        raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {MAX_QUERY_LENGTH}")
+    cleaned = "".join(" " if unicodedata.category(c) == "Cc" else c for c in q)
+    if not cleaned.strip():
+        raise BadRequest("q: the query is empty; type a word, an error message or an identifier")
+    return cleaned.strip()
+
+
+def language_filter(lang: str) -> str | None:
+    """None for 'any', else the language code."""
+    return lang if lang in LANGUAGES else None
