@@ -119,8 +119,11 @@ def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
 
 def query_terms(text: str) -> list[str]:
     """Distinct query terms in order, English stop words dropped unless nothing else is left."""
-    terms = list(dict.fromkeys(t.text for t in analyse(text, for_query=True)))
-    content = [t for t in terms if t not in STOP_WORDS]
+    analysed = list(analyse(text, for_query=True))
+    terms = list(dict.fromkeys(t.text for t in analysed))
+    # Judge stop words by the word as typed: stems ("doe" for "does") are not in the list.
+    stops = {t.text for t in analysed if text[t.start:t.end].lower() in STOP_WORDS}
+    content = [t for t in terms if t not in stops]
     return content or terms
 
 

@@ -1,0 +1,31 @@
+"""Entry and document ids: readable, URL-safe, stable."""
+
+from __future__ import annotations
+
+import re
+
+from app.ingest.ids import document_id, entry_id, slugify
+
+URL_SAFE = re.compile(r"^[a-z0-9-]+$")
+
+
+def test_slugify_spells_chinese_in_pinyin_and_keeps_identifiers() -> None:
+    assert slugify("加载Llama tokenizer时存在的问题") == "jia-zai-llama-tokenizer-shi-cun-zai-de-wen-ti"
+    assert slugify("PYTORCH_CUDA_ALLOC_CONF 显存") == "pytorch-cuda-alloc-conf-xian-cun"
+
+
+def test_entry_id_is_url_safe_readable_and_deterministic() -> None:
+    first = entry_id("faq-en", ("Install",), "How do I install it?")
+    assert first == entry_id("faq-en", ("Install",), "How do I install it?")
+    assert first.startswith("how-do-i-install-it-")
+    assert URL_SAFE.match(first)
+    assert entry_id("faq-en", ("Other",), "How do I install it?") != first
+
+
+def test_entry_id_of_symbols_only_question_is_still_valid() -> None:
+    assert URL_SAFE.match(entry_id("d", (), "？？？"))
+
+
+def test_document_id_comes_from_the_path() -> None:
+    assert document_id("guides/llama-recipes-faq.zh.md") == "guides-llama-recipes-faq-zh"
+    assert URL_SAFE.match(document_id("常见问题.md"))

@@ -1,0 +1,25 @@
+"""Language detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.ingest.language import detect_language, language_from_name
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("FSDP 如何处理混合的梯度要求？需要设置 `require_grad`。", "zh"),
+    ("How does FSDP handle mixed grad requirements?", "en"),
+    ("解决方案1：\n```shell\npip install flash-attn --no-build-isolation\n```", "zh"),
+    ("```\nonly code here\n```", "en"),
+])
+def test_detect_language_reads_prose_not_code(text: str, lang: str) -> None:
+    assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(("path", "lang"), [
+    ("faq.zh.md", "zh"), ("FAQ_zh.md", "zh"), ("zh_cn/faq.md", "zh"), ("en/faq.md", "en"),
+    ("faq.en.md", "en"), ("docs/zhong.md", None), ("README.md", None),
+])
+def test_language_from_name_follows_common_conventions(path: str, lang: str | None) -> None:
+    assert language_from_name(path) == lang

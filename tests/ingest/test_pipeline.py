@@ -1,0 +1,145 @@
+"""The whole ingest: counts, stable ids, bad input, and atomic publication."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from app.config import Settings
+from app.db import DataStore
+from app.generations import current_name
+from app.ingest import store as store_module
+from app.ingest.pipeline import IngestError, run_ingest
+from app.models import Document, Entry
+from tests.conftest import CONTENT, settings_for
+
+
+def entry_ids(settings: Settings) -> dict[str, list[str]]:
+    store = DataStore(settings)
+    try:
+        with store.session() as session:
+            rows = session.exec(select(Entry).order_by(Entry.document_id, Entry.position)).all()
+            ids: dict[str, list[str]] = {}
+            for entry in rows:
+                ids.setdefault(entry.document_id, []).append(entry.id)
+            return ids
+    finally:
+        store.close()
+
+
+def copy_content(tmp_path: Path) -> Path:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    return content
+
+
+def test_ingest_seeds_gives_documents_entries_and_translation_pairs(tmp_path: Path) -> None:
+    report = run_ingest(settings_for(tmp_path), progress=False)
+    notes = len(entry_ids(settings_for(tmp_path))["hf-transformers-deepspeed-notes-zh"])
+    assert report.documents == 5
+    assert report.entries == 9 + 9 + 13 + 17 + notes
+    assert report.translation_pairs == 9
+    assert report.skipped == [] and report.warnings == []
+    counts = {doc: len(ids) for doc, ids in entry_ids(settings_for(tmp_path)).items()}
+    assert counts["llama-recipes-faq-en"] == 9 and counts["llama-recipes-faq-zh"] == 9
+    assert counts["deepspeed-chat-faq-zh"] == 13 and counts["training-env-troubleshooting-zh"] == 17
+
+
+def test_ingest_twice_keeps_every_entry_id(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    first = entry_ids(settings)
+    run_ingest(settings, progress=False)
+    assert entry_ids(settings) == first
+
+
+def test_ingest_after_unrelated_edits_keeps_unchanged_entry_ids(tmp_path: Path) -> None:
+    content = copy_content(tmp_path)
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    before = entry_ids(settings)
+    english = content / "llama-recipes-faq.en.md"
+    text = english.read_text(encoding="utf-8")
+    text = text.replace("4. Can I add custom datasets?", "4. Can I add my own custom datasets?")
+    english.write_text(text, encoding="utf-8")
+    (content / "deepspeed-chat-faq.zh.md").unlink()
+    run_ingest(settings, progress=False)
+    after = entry_ids(settings)
+    assert "deepspeed-chat-faq-zh" not in after
+    changed = set(before["llama-recipes-faq-en"]) - set(after["llama-recipes-faq-en"])
+    assert len(changed) == 1 and changed.pop().startswith("can-i-add-custom-datasets")
+    for document in ("llama-recipes-faq-zh", "training-env-troubleshooting-zh"):
+        assert after[document] == before[document]
+
+
+def test_ingest_skips_unreadable_files_and_names_them(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "good.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    (content / "empty.md").write_bytes(b"")
+    (content / "binary.md").write_bytes(b"\x00\x01\x02PNG\x00")
+    (content / "gbk.md").write_bytes("# 问题\n\n## 为什么？\n\n因为。\n".encode("gbk"))
+    (content / "notes.md").write_text("Just some notes, no questions.\n", encoding="utf-8")
+    report = run_ingest(settings_for(tmp_path, content), progress=False)
+    skipped = dict(report.skipped)
+    assert set(skipped) == {"empty.md", "binary.md", "gbk.md"}
+    assert "UTF-8" in skipped["gbk.md"]
+    assert [path for path, _ in report.warnings] == ["notes.md"]
+    assert report.documents == 2 and report.entries == 1
+
+
+def test_ingest_of_empty_folder_fails_and_changes_nothing(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    before = current_name(settings)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(IngestError, match="no readable documents"):
+        run_ingest(settings, content_dir=empty, progress=False)
+    assert current_name(settings) == before
+
+
+def test_failed_ingest_leaves_previous_data_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    before = current_name(settings)
+    reader = DataStore(settings)
+    assert reader.current().generation.name == before
+
+    def broken_index(*_args: object, **_kwargs: object) -> int:
+        raise OSError("disk full while writing the index")
+
+    monkeypatch.setattr(store_module, "build_index", broken_index)
+    with pytest.raises(OSError, match="disk full"):
+        run_ingest(settings, progress=False)
+    assert current_name(settings) == before
+    generations = sorted(p.name for p in (settings.data_dir / "generations").iterdir())
+    assert generations == [before]  # the half-built generation was removed
+    with reader.session() as session:
+        assert len(session.exec(select(Document)).all()) == 5
+    reader.close()
+
+
+def test_reader_follows_a_newly_published_generation(tmp_path: Path) -> None:
+    content = copy_content(tmp_path)
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    reader = DataStore(settings)
+    first = reader.current()
+    (content / "training-env-troubleshooting.zh.md").unlink()
+    run_ingest(settings, progress=False)
+    second = reader.current()
+    assert second.generation.name != first.generation.name
+    with reader.session() as session:
+        assert len(session.exec(select(Document)).all()) == 4
+    reader.close()
+
+
+def test_default_database_path_names_the_current_generation(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    link = settings.data_dir / "faq.db"
+    assert link.is_symlink() and link.resolve().parent.name == current_name(settings)

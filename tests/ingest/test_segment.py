@@ -1,0 +1,127 @@
+"""Segmentation of the seeds and of the real bilingual corpus."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from app.ingest.segment import segment_markdown
+from tests.conftest import CONTENT, require
+
+SEEDS = {
+    "llama-recipes-faq.zh.md": 9,
+    "llama-recipes-faq.en.md": 9,
+    "deepspeed-chat-faq.zh.md": 13,
+    "training-env-troubleshooting.zh.md": 17,
+}
+REAL_COUNTS = {
+    "qwen/FAQ.md": 16, "qwen/FAQ_zh.md": 16,
+    "swift/source_en/Frequently-asked-questions.md": 124,
+    "swift/source/Frequently-asked-questions.md": 124,
+    "lmdeploy/en/faq.md": 8, "lmdeploy/zh_cn/faq.md": 8,
+    "opencompass/en/faq.md": 14, "opencompass/zh_cn/faq.md": 16,
+    "evalscope/en/faq.md": 41, "evalscope/zh/faq.md": 41,
+    "huixiangdou/README.md": 6, "huixiangdou/README_zh.md": 8,
+}
+
+
+def entries_of(path: Path) -> list:  # type: ignore[type-arg]
+    return segment_markdown(path.read_text(encoding="utf-8")).entries
+
+
+@pytest.mark.parametrize(("name", "count"), SEEDS.items())
+def test_segment_seed_gives_expected_entry_count(name: str, count: int) -> None:
+    assert len(entries_of(CONTENT / name)) == count
+
+
+def test_segment_ordered_list_seed_splits_question_from_answer() -> None:
+    entries = entries_of(CONTENT / "llama-recipes-faq.en.md")
+    second = entries[1]
+    assert second.title == "How does FSDP handles mixed grad requirements?"  # "2.  " with two spaces
+    assert second.answer_markdown.startswith("FSDP does not support mixed `require_grad`")
+    seventh = entries[6]
+    assert "```bash" in seventh.answer_markdown and "expandable_segments:True" in seventh.answer_markdown
+    assert seventh.line == 30
+
+
+def test_segment_heading_seed_drops_anchor_and_number_from_titles() -> None:
+    entries = entries_of(CONTENT / "deepspeed-chat-faq.zh.md")
+    assert entries[0].title == "单机单卡可以训练多大参数量的模型"
+    assert all("<a" not in e.title and "name=" not in e.title for e in entries)
+    # The intro paragraphs belong to the document, not to an entry.
+    assert not any("8卡A100 40G" in e.answer_markdown and e.kind == "heading" and e.line < 9 for e in entries)
+
+
+def test_segment_error_table_rows_become_entries() -> None:
+    table = [e for e in entries_of(CONTENT / "deepspeed-chat-faq.zh.md") if e.kind == "table"]
+    assert len(table) == 6
+    assert table[4].title == "RuntimeError: Error building extension 'fused_adam'"
+    assert "libcudart.so" in table[4].answer_markdown
+    assert table[1].title.startswith('AutoTokenizer.from_pretrained("llama_model_path")出现递归error')
+    assert table[0].section == ("Others",)
+
+
+def test_segment_generic_titles_carry_their_section() -> None:
+    entries = entries_of(CONTENT / "training-env-troubleshooting.zh.md")
+    notes = [e.title for e in entries if e.title.endswith("Note")]
+    assert notes == ["Deepspeed › Note", "FastChat (falsh attention) › Note", "Qlora › Note", "lora › Note"]
+    assert entries[0].title == "Exec docker"
+    assert entries[1].title == "Unable to pre-compile async_io"
+    assert entries[1].section == ("Deepspeed",)
+
+
+def test_segment_mojibake_seed_yields_one_entry_per_leaf_heading_with_content() -> None:
+    entries = entries_of(CONTENT / "hf-transformers-deepspeed-notes.zh.md")
+    assert 17 <= len(entries) <= 23
+    assert entries[1].title == "parameters pretrained_model_name_or_path"
+    assert all(e.kind == "heading" for e in entries)
+
+
+def test_segment_front_matter_is_not_content() -> None:
+    doc = segment_markdown("\n\n\n# Title\n\n## How do I?\n\nLike this.\n")
+    assert [e.title for e in doc.entries] == ["How do I?"]
+    assert doc.entries[0].line == 6
+
+
+def test_segment_code_comment_lines_are_never_headings() -> None:
+    text = "# FAQ\n\n## Why does it fail?\n\n```bash\n# not a heading\nmake\n```\n\n## Another?\n\nYes.\n"
+    entries = segment_markdown(text).entries
+    assert [e.title for e in entries] == ["Why does it fail?", "Another?"]
+    assert "# not a heading" in entries[0].answer_markdown
+
+
+def test_segment_document_without_questions_has_no_entries() -> None:
+    assert segment_markdown("Just some notes.\n\nNothing to ask.\n").entries == []
+
+
+def _gold(folder: Path) -> dict[str, list[str]]:
+    gold: dict[str, list[str]] = {}
+    for name in ("pairs.tsv", "unpaired.tsv"):
+        with (folder / name).open(encoding="utf-8") as handle:
+            rows = list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
+        for row in rows:
+            if name == "pairs.tsv":
+                gold.setdefault(row[0], []).append(row[1])
+                gold.setdefault(row[2], []).append(row[3])
+            else:
+                gold.setdefault(row[0], []).append(row[1])
+    return gold
+
+
+@pytest.mark.parametrize(("relative", "count"), REAL_COUNTS.items())
+def test_segment_real_corpus_matches_gold_questions(shared: Path, relative: str, count: int) -> None:
+    root = require(shared / "corpus" / "real", "the real corpus")
+    folder_name, _, file_name = relative.partition("/")
+    folder = root / folder_name
+    entries = entries_of(folder / file_name)
+    assert len(entries) == count
+    # Gold lists paired entries in English order and unpaired ones apart: compare as sets.
+    assert sorted(e.question for e in entries) == sorted(_gold(folder)[file_name])
+
+
+def test_segment_swift_restarting_numbers_stay_distinct_entries(shared: Path) -> None:
+    path = require(shared / "corpus/real/swift/source_en/Frequently-asked-questions.md", "swift")
+    questions = [e.question for e in entries_of(path)]
+    assert sum(q.startswith("Q1:") for q in questions) == 6

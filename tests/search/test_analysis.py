@@ -1,0 +1,51 @@
+"""The bilingual analyzer, token by token."""
+
+from __future__ import annotations
+
+from app.search.analysis import BilingualTokenizer, analyse, normalise, query_terms
+
+
+def texts(value: str) -> list[tuple[str, int]]:
+    return [(t.text, t.position) for t in analyse(value)]
+
+
+def test_analyse_splits_chinese_into_bigrams_and_dictionary_words() -> None:
+    terms = texts("内存碎片化")
+    assert ("内存", 0) in terms and ("存碎", 1) in terms and ("碎片", 2) in terms and ("片化", 3) in terms
+    # a word from the middle of the sentence is found as a bigram
+    assert "碎片" in query_terms("碎片")
+
+
+def test_analyse_keeps_identifiers_whole_and_by_parts_at_consecutive_positions() -> None:
+    terms = texts("PYTORCH_CUDA_ALLOC_CONF next")
+    assert terms[0] == ("pytorch_cuda_alloc_conf", 0)
+    assert terms[1:5] == [("pytorch", 0), ("cuda", 1), ("alloc", 2), ("conf", 3)]
+    assert terms[5] == ("next", 4)
+
+
+def test_analyse_splits_camel_case_and_dotted_names() -> None:
+    terms = [t for t, _ in texts("torch.cuda.OutOfMemoryError")]
+    assert terms[0] == "torch.cuda.outofmemoryerror"
+    assert {"torch", "cuda", "out", "memori", "error"} <= set(terms)
+
+
+def test_analyse_stems_english_words() -> None:
+    assert [t for t, _ in texts("fragmentations checkpointing")] == ["fragment", "checkpoint"]
+
+
+def test_normalise_folds_full_width_case_and_traditional_chinese() -> None:
+    norm, offsets = normalise("ＣＵＤＡ顯存不足")
+    assert norm == "cuda显存不足"
+    assert len(offsets) == len(norm)
+    assert query_terms("顯存") == query_terms("显存") == ["显存"]
+
+
+def test_query_terms_drop_stop_words_unless_nothing_else_is_left() -> None:
+    assert query_terms("how does one use the tokenizer") == ["on", "us", "token"]  # Porter stems
+    assert query_terms("the") == ["the"]
+
+
+def test_tokenizer_reports_character_offsets_of_the_source_text() -> None:
+    value = "报错 ＯＯＭ"
+    tokens = [(t.text, value[t.startchar:t.endchar]) for t in BilingualTokenizer()(value, chars=True)]
+    assert tokens == [("报错", "报错"), ("oom", "ＯＯＭ")]

@@ -1,0 +1,32 @@
+"""Queries against the index of the seeds, and the dev query set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.config import Settings
+from app.evaluation import evaluate, read_queries
+from app.search.query import make_snippet
+from tests.conftest import require
+
+
+def test_make_snippet_escapes_text_and_marks_merged_matches() -> None:
+    snippet = make_snippet("<b>CUDA</b> 内存碎片化 happens", ["内存", "存碎", "碎片", "cuda"])
+    assert "<b>" not in snippet and "&lt;b&gt;" in snippet
+    assert "<mark>内存碎片</mark>" in snippet
+    assert "<mark>CUDA</mark>" in snippet
+
+
+def test_make_snippet_centres_on_matches_in_long_text() -> None:
+    text = "filler " * 100 + "the expandable_segments setting" + " tail" * 100
+    snippet = make_snippet(text, ["expandable_segments"])
+    assert "<mark>expandable_segments</mark>" in snippet
+    assert snippet.startswith("…") and snippet.endswith("…")
+
+
+def test_dev_queries_reach_the_foundation_target(seeded: Settings, shared: Path) -> None:
+    queries = read_queries(require(shared / "eval" / "queries-dev.tsv", "dev queries"))
+    result = evaluate(seeded, queries)
+    assert result.total == len(queries) > 20
+    failures = [(q.id, rank) for q, rank in result.failures]
+    assert result.success >= 0.80, failures

@@ -1,0 +1,83 @@
+"""The `faq` command as users run it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.cli import EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, main
+from app.config import get_settings
+from tests.conftest import CONTENT, REPO
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("FAQ_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("FAQ_CONTENT_DIR", str(CONTENT))
+    monkeypatch.delenv("FAQ_DATABASE_URL", raising=False)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+def test_faq_ingest_prints_a_summary_and_exits_zero(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "documents:          5" in out
+    assert "translation pairs:  9" in out
+    assert "encoding repairs:" in out and "warnings:" in out and "skipped:            0" in out
+    assert (env / "data" / "CURRENT").exists()
+
+
+def test_faq_ingest_names_skipped_files_and_exits_three(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = env / "content"
+    content.mkdir()
+    (content / "ok.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    (content / "broken.md").write_bytes(b"\xff\xfe\x00")
+    assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_SKIPPED
+    assert "skipped  broken.md:" in capsys.readouterr().out
+
+
+def test_faq_ingest_of_missing_folder_fails_with_advice(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", "--quiet", "--content", str(env / "nope")]) == EXIT_FAILED
+    assert "does not exist" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_faq_serve_answers_over_http(env: Path) -> None:
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+        cwd=REPO, env={**os.environ}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                assert time.monotonic() < deadline, "server did not start within 30 s"
+                time.sleep(0.2)
+        assert health.json() == {"status": "ok", "documents": 5, "entries": health.json()["entries"]}
+        page = httpx.get(f"http://127.0.0.1:{port}/search", params={"q": "显存"}, timeout=10)
+        assert page.status_code == 200 and '<html lang="' in page.text
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stderr:
+            process.stderr.close()

@@ -1,0 +1,140 @@
+"""The JSON API, per CONTRACT.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.web.inprocess import InProcessClient
+
+ENTRY_KEYS = {"id", "title", "lang", "url", "document", "section", "body_markdown", "body_html",
+              "translations", "related"}
+
+
+def test_search_returns_contract_shape_with_marked_snippets(client: InProcessClient) -> None:
+    response = client.get("/api/v1/search", params={"q": "expandable_segments", "limit": 5})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert {"query", "total", "limit", "offset", "suggestion", "results"} <= body.keys()
+    assert body["query"] == "expandable_segments" and body["limit"] == 5 and body["offset"] == 0
+    hit = body["results"][0]
+    assert {"id", "title", "lang", "url", "document", "snippet", "score", "translations"} <= hit.keys()
+    assert hit["url"] == f"/entries/{hit['id']}"
+    assert "<mark>expandable_segments</mark>" in hit["snippet"]
+    assert {"id", "title"} <= hit["document"].keys()
+
+
+def test_search_finds_chinese_word_from_the_middle_of_a_sentence(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "碎片"}).json()
+    titles = [r["title"] for r in body["results"][:3]]
+    assert any("内存碎片化" in t for t in titles), titles
+
+
+def test_search_lang_filter_and_pagination(client: InProcessClient) -> None:
+    everything = client.get("/api/v1/search", params={"q": "FSDP", "limit": 50}).json()
+    chinese = client.get("/api/v1/search", params={"q": "FSDP", "lang": "zh", "limit": 50}).json()
+    assert {r["lang"] for r in chinese["results"]} == {"zh"}
+    assert chinese["total"] < everything["total"]
+    first = client.get("/api/v1/search", params={"q": "FSDP", "limit": 2}).json()
+    second = client.get("/api/v1/search", params={"q": "FSDP", "limit": 2, "offset": 2}).json()
+    ids = [r["id"] for r in everything["results"]]
+    assert [r["id"] for r in first["results"] + second["results"]] == ids[:4]
+
+
+def test_search_hits_list_their_translation(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "PYTORCH_CUDA_ALLOC_CONF", "lang": "en"}).json()
+    hit = body["results"][0]
+    assert hit["lang"] == "en"
+    assert [t["lang"] for t in hit["translations"]] == ["zh"]
+
+
+def test_entry_detail_has_contract_fields_and_plain_title(client: InProcessClient) -> None:
+    hit = client.get("/api/v1/search", params={"q": "fused_adam"}).json()["results"][0]
+    entry = client.get(hit["url"].replace("/entries/", "/api/v1/entries/")).json()
+    assert entry.keys() >= ENTRY_KEYS
+    assert entry["title"] == "RuntimeError: Error building extension 'fused_adam'"
+    assert entry["section"] == ["Others"]
+    assert {"id", "title", "path", "lang"} <= entry["document"].keys()
+    assert "libcudart.so" in entry["body_markdown"]
+
+
+def test_entry_with_translation_links_both_ways(client: InProcessClient) -> None:
+    hit = client.get("/api/v1/search", params={"q": "TORCH_DISTRIBUTED_DEBUG", "lang": "en"}).json()["results"][0]
+    english = client.get(f"/api/v1/entries/{hit['id']}").json()
+    (translation,) = english["translations"]
+    chinese = client.get(f"/api/v1/entries/{translation['id']}").json()
+    assert chinese["lang"] == "zh"
+    assert [t["id"] for t in chinese["translations"]] == [english["id"]]
+
+
+def test_documents_list_and_detail(client: InProcessClient) -> None:
+    documents = client.get("/api/v1/documents").json()
+    assert len(documents) == 5
+    assert all({"id", "title", "lang", "path", "entry_count"} <= d.keys() for d in documents)
+    english = next(d for d in documents if d["path"] == "llama-recipes-faq.en.md")
+    detail = client.get(f"/api/v1/documents/{english['id']}").json()
+    assert len(detail["entries"]) == detail["entry_count"] == 9
+    assert detail["markdown"].startswith("# FAQ")
+    assert [t["lang"] for t in detail["translations"]] == ["zh"]
+    assert all({"id", "title", "lang", "url"} <= e.keys() for e in detail["entries"])
+
+
+def test_healthz_counts(client: InProcessClient) -> None:
+    body = client.get("/healthz").json()
+    assert body["status"] == "ok" and body["documents"] == 5 and body["entries"] >= 60
+
+
+@pytest.mark.parametrize(("path", "status"), [
+    ("/api/v1/entries/no-such-entry", 404),
+    ("/api/v1/documents/no-such-document", 404),
+    ("/api/v1/search", 422),
+    ("/api/v1/search?q=", 422),
+    ("/api/v1/search?q=%20%20", 422),
+    ("/api/v1/search?q=x&limit=0", 422),
+    ("/api/v1/search?q=x&limit=51", 422),
+    ("/api/v1/search?q=x&offset=-1", 422),
+    ("/api/v1/search?q=x&lang=fr", 422),
+    ("/api/v1/search?q=x&limit=abc", 422),
+    ("/api/v1/nothing-here", 404),
+])
+def test_bad_requests_get_problem_json(client: InProcessClient, path: str, status: int) -> None:
+    response = client.get(path)
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["status"] == status and problem["title"] and problem["detail"]
+
+
+def test_over_long_query_is_a_clear_4xx(client: InProcessClient) -> None:
+    response = client.get("/api/v1/search", params={"q": "a" * 4001})
+    assert response.status_code == 422
+    assert "4000" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("query", [
+    '"unbalanced', "AND", "-", "*", "OR NOT", "???", "(((", "the", "\x00\x07 control",
+    "emoji 🚀 混合 scripts", "x" * 4000, "a:b:c", "title:foo", "\\",
+])
+def test_awkward_queries_never_fail(client: InProcessClient, query: str) -> None:
+    response = client.get("/api/v1/search", params={"q": query})
+    assert response.status_code == 200, response.text
+    assert isinstance(response.json()["results"], list)
+
+
+def test_openapi_and_docs_are_served_without_a_cdn(client: InProcessClient) -> None:
+    assert client.get("/openapi.json").json()["paths"]["/api/v1/search"]
+    docs = client.get("/docs").text
+    assert "/static/swagger/swagger-ui-bundle.js" in docs and "cdn." not in docs
+    assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
+
+
+def test_before_first_ingest_everything_says_to_ingest(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.main import create_app
+    from tests.conftest import settings_for
+
+    with InProcessClient(create_app(settings_for(tmp_path))) as empty:
+        api = empty.get("/api/v1/search", params={"q": "x"})
+        assert api.status_code == 503 and "faq ingest" in api.json()["detail"]
+        assert empty.get("/healthz").status_code == 503
+        page = empty.get("/")
+        assert page.status_code == 503 and "faq ingest" in page.text

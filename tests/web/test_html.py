@@ -1,0 +1,86 @@
+"""The HTML pages: language, JSON twins, escaping, errors."""
+
+from __future__ import annotations
+
+import re
+
+from app.web.inprocess import InProcessClient
+
+
+def entry_url(client: InProcessClient, query: str, lang: str = "any") -> str:
+    hits = client.get("/api/v1/search", params={"q": query, "lang": lang}).json()["results"]
+    return str(hits[0]["url"])
+
+
+def test_home_lists_documents_by_language_with_counts(client: InProcessClient) -> None:
+    page = client.get("/").text
+    assert '<html lang="en">' in page
+    assert "English" in page and "中文" in page
+    assert page.count('href="/documents/') == 5
+    assert 'type="application/json" href="/api/v1/documents"' in page
+    assert 'rel="search" type="application/opensearchdescription+xml"' in page
+
+
+def test_home_speaks_chinese_to_chinese_readers(client: InProcessClient) -> None:
+    page = client.get("/", headers={"Accept-Language": "zh-CN,zh;q=0.9"}).text
+    assert '<html lang="zh-Hans">' in page and "搜索" in page
+
+
+def test_search_page_works_without_javascript_and_highlights(client: InProcessClient) -> None:
+    page = client.get("/search", params={"q": "内存碎片"}).text
+    assert "<script" not in page
+    assert "<mark>内存碎片</mark>" in page
+    assert 'type="application/json" href="/api/v1/search?q=' in page
+
+
+def test_search_page_escapes_the_query(client: InProcessClient) -> None:
+    page = client.get("/search", params={"q": '<script>alert("x")</script>'}).text
+    assert '<script>alert("x")</script>' not in page
+    assert "&lt;script&gt;" in page
+
+
+def test_search_page_over_long_query_explains(client: InProcessClient) -> None:
+    response = client.get("/search", params={"q": "a" * 4001})
+    assert response.status_code == 422
+    assert "4000" in response.text
+
+
+def test_entry_page_declares_language_breadcrumb_and_translation(client: InProcessClient) -> None:
+    url = entry_url(client, "CUDA 内存碎片化", lang="zh")
+    page = client.get(url).text
+    assert '<html lang="zh-Hans">' in page
+    assert 'aria-label="breadcrumb"' in page and 'href="/documents/llama-recipes-faq-zh"' in page
+    assert re.search(r'<link rel="alternate" hreflang="en" href="/entries/[a-z0-9-]+">', page)
+    assert re.search(r'<link rel="alternate" hreflang="zh-Hans" href="/entries/[a-z0-9-]+">', page)
+    assert 'type="application/json" href="/api/v1/entries/' in page
+    assert '<pre class="highlight">' in page
+
+
+def test_entry_page_marks_links_that_lead_nowhere(client: InProcessClient) -> None:
+    page = client.get(entry_url(client, "custom datasets", lang="en")).text
+    assert 'class="broken-link"' in page and 'href="Dataset.md"' not in page
+
+
+def test_document_page_lists_entries_in_order(client: InProcessClient) -> None:
+    page = client.get("/documents/training-env-troubleshooting-zh").text
+    assert '<html lang="zh-Hans">' in page
+    toc = re.findall(r'<li><a href="/entries/[^"]+">([^<]+)</a></li>', page)
+    assert toc[:2] == ["Exec docker", "Unable to pre-compile async_io"]
+    assert len(toc) == 17
+
+
+def test_unknown_pages_get_an_html_error_page(client: InProcessClient) -> None:
+    response = client.get("/entries/no-such-entry")
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/html")
+    assert "no entry with id" in response.text
+
+
+def test_pages_send_a_strict_content_security_policy(client: InProcessClient) -> None:
+    policy = client.get("/").headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "script-src 'self'" in policy
+
+
+def test_opensearch_description_points_at_the_search_page(client: InProcessClient) -> None:
+    body = client.get("/opensearch.xml").text
+    assert "/search?q={searchTerms}" in body
