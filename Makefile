@@ -40,3 +40,6 @@ eval: install
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
+
+bench: install
+	$(BIN)/python -m app.bench

@@ -85,6 +85,7 @@ class _Region:
     is_leaf: bool = True
     child_titles: list[str] = field(default_factory=list)
     in_scope: bool = True
+    is_title: bool = False  # the document's title heading: never part of a breadcrumb
 
 
 _PARSER = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -101,6 +102,7 @@ def segment_markdown(text: str, fallback_title: str = "") -> ParsedDocument:
     _restrict_to_faq_sections(regions, title_region)
     scoped = [r for r in regions if r.in_scope]
     if title_region is not None:
+        title_region.is_title = True
         for region in scoped:
             if region.path[:1] == (title_region.title,) and region is not title_region:
                 region.path = region.path[1:]
@@ -108,7 +110,7 @@ def segment_markdown(text: str, fallback_title: str = "") -> ParsedDocument:
     if _count_qa_paragraphs(scoped) >= 2:
         entries = [e for r in scoped for e in _qa_entries(r, lines)]
     else:
-        entries = [e for r in scoped for e in _region_entries(r, lines, r is title_region)]
+        entries = [e for r in scoped for e in _region_entries(r, lines)]
     return ParsedDocument(title=title, entries=entries)
 
 
@@ -213,7 +215,7 @@ def _qa_entries(region: _Region, lines: list[str]) -> Iterator[ParsedEntry]:
 # ---------------------------------------------------------------- per-region entries
 
 
-def _region_entries(region: _Region, lines: list[str], is_title: bool) -> Iterator[ParsedEntry]:
+def _region_entries(region: _Region, lines: list[str]) -> Iterator[ParsedEntry]:
     heading_is_question = bool(region.heading is not None and _question_like(region.title))
     if not heading_is_question:
         listed = list(_list_entries(region, lines))
@@ -224,7 +226,7 @@ def _region_entries(region: _Region, lines: list[str], is_title: bool) -> Iterat
         if tabled:
             yield from tabled
             return
-    if region.heading is None or is_title or not _has_content(region):
+    if region.heading is None or region.is_title or not _has_content(region):
         return
     if FAQ_CONTAINER.match(region.title) and not heading_is_question:
         return
@@ -290,7 +292,8 @@ def _table_entries(region: _Region, lines: list[str]) -> Iterator[ParsedEntry]:
 def _entry(question: str, title: str, region: _Region, answer: str, line: int, kind: str,
            own: bool) -> ParsedEntry:
     """Build an entry; `own` says whether the region's heading is the question itself."""
-    section = region.path if own else region.path + ((region.title,) if region.title else ())
+    inner = (region.title,) if region.title and not region.is_title else ()
+    section = region.path if own else region.path + inner
     clean = display_title(title)
     if _is_generic(clean) and section:
         clean = f"{section[-1]} › {clean}"

@@ -125,3 +125,11 @@ def test_segment_swift_restarting_numbers_stay_distinct_entries(shared: Path) ->
     path = require(shared / "corpus/real/swift/source_en/Frequently-asked-questions.md", "swift")
     questions = [e.question for e in entries_of(path)]
     assert sum(q.startswith("Q1:") for q in questions) == 6
+
+
+def test_segment_breadcrumb_never_repeats_the_document_title() -> None:
+    doc = segment_markdown((CONTENT / "llama-recipes-faq.en.md").read_text(encoding="utf-8"))
+    assert doc.title == "FAQ"
+    assert all(e.section == () for e in doc.entries)
+    evalscope_like = "# FAQ\n\n## Install\n\n**Q: How?**\n\n**A:** So.\n\n**Q: Why?**\n\nBecause.\n"
+    assert [e.section for e in segment_markdown(evalscope_like).entries] == [("Install",), ("Install",)]

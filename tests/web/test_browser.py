@@ -1,0 +1,94 @@
+"""The pages in a real Chromium: search from the form, follow results, switch language."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.config import Settings
+from tests.conftest import IN_CI, REPO
+
+pytestmark = pytest.mark.browser
+CHROMIUM = os.environ.get("FAQ_TEST_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+def _chromium() -> str:
+    if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
+        return CHROMIUM
+    if IN_CI:
+        pytest.fail(f"Chromium not found at {CHROMIUM} (required under CI=true; .ci/run installs it)")
+    pytest.skip(f"Chromium not found at {CHROMIUM}")
+
+
+@pytest.fixture(scope="module")
+def server(seeded: Settings) -> Iterator[str]:
+    """A real `faq serve` on loopback over the seeded data."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "FAQ_DATA_DIR": str(seeded.data_dir)}
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+                               cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            httpx.get(f"{base}/healthz", timeout=2).raise_for_status()
+            break
+        except httpx.TransportError:
+            assert process.poll() is None and time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    executable = _chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        context = browser.new_context(java_script_enabled=False, locale="en-US")
+        tab = context.new_page()
+        yield tab
+        context.close()
+        browser.close()
+
+
+def test_browser_search_form_finds_entry_and_follows_translation(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(server + "/")
+    assert page.locator("html").get_attribute("lang") == "en"
+    page.fill("input[name=q]", "内存碎片")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/search?**")
+    first = page.locator("li.result").first
+    assert "内存碎片" in first.locator("mark").all_inner_texts()
+    first.locator("a.title").click()
+    page.wait_for_url("**/entries/**")
+    assert page.locator("html").get_attribute("lang") == "zh-Hans"
+    assert "内存碎片化" in page.locator("h1").inner_text()
+    page.locator("aside.links a[hreflang=en]").first.click()
+    page.wait_for_url("**/entries/**")
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("h1").inner_text().startswith("How to handle CUDA memory fragmentations")
+
+
+def test_browser_renders_chinese_results_page_screenshot(page, server: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    page.goto(server + "/search?q=%E6%A2%AF%E5%BA%A6&lang=zh")  # 梯度
+    assert page.locator("li.result").count() >= 1
+    shot = tmp_path / "search.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
