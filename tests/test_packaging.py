@@ -1,0 +1,31 @@
+"""The lock files pin exactly the versions pyproject.toml asks for."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from tests.conftest import REPO
+
+
+def _pins(path: str) -> dict[str, str]:
+    pins = {}
+    for line in (REPO / path).read_text(encoding="utf-8").splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            pins[re.sub(r"[-_.]+", "-", name.split("[")[0]).lower()] = version.strip()
+    return pins
+
+
+def _direct(groups: list[list[str]]) -> dict[str, str]:
+    return {re.sub(r"[-_.]+", "-", spec.split("==")[0].split("[")[0]).lower(): spec.split("==")[1]
+            for group in groups for spec in group}
+
+
+def test_locks_pin_every_direct_dependency_at_the_declared_version() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    runtime = _direct([project["dependencies"]])
+    everything = _direct([project["dependencies"], project["optional-dependencies"]["dev"]])
+    runtime_lock, dev_lock = _pins("requirements.lock"), _pins("requirements-dev.lock")
+    assert {name: runtime_lock.get(name) for name in runtime} == runtime
+    assert {name: dev_lock.get(name) for name in everything} == everything
