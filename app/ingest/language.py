@@ -6,7 +6,9 @@ import re
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|https?://\S+|<[^>\n]+>", re.DOTALL)
+# Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language.
+CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|https?://\S+|<[^>\n]+>|\S*[/_=\\]\S*", re.DOTALL)
+MIN_WORDS_TO_DIFFER = 10
 
 
 def language_scores(text: str) -> tuple[int, int]:
@@ -23,6 +25,16 @@ def detect_language(text: str, default: str = "en") -> str:
     # A Chinese sentence carries about one Han character where English has one word;
     # Chinese technical prose is full of English terms, so Han wins at a lower share.
     return "zh" if han >= latin * 0.5 else "en"
+
+
+def entry_language(text: str, document_lang: str) -> str:
+    """An entry's language: its document's, unless its prose is plainly all in the other one."""
+    han, latin = language_scores(text)
+    if document_lang == "zh" and han == 0 and latin >= MIN_WORDS_TO_DIFFER:
+        return "en"
+    if document_lang == "en" and han >= MIN_WORDS_TO_DIFFER and han >= latin:
+        return "zh"
+    return document_lang
 
 
 def language_from_name(relative_path: str) -> str | None:

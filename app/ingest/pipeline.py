@@ -16,7 +16,7 @@ from app.config import Settings
 from app.ingest.align import AlignableDocument, pair_documents, pair_entries
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.ids import document_id, entry_id
-from app.ingest.language import detect_language, language_from_name
+from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.segment import ParsedEntry, segment_markdown
 from app.ingest.sources import SourceFile, find_sources, split_front_matter
@@ -122,12 +122,6 @@ def _read_document(source: SourceFile, report: IngestReport) -> _ReadDocument | 
     )
 
 
-def _entry_language(entry: ParsedEntry, document_lang: str) -> str:
-    # An entry follows its document unless its own prose is clearly in the other language.
-    detected = detect_language(f"{entry.question}\n{entry.answer_markdown}", default=document_lang)
-    return detected
-
-
 def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
@@ -145,7 +139,7 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
             used.add(new_id)
             ids.append(new_id)
             body_html = render_markdown(parsed.answer_markdown, context)
-            lang = _entry_language(parsed, doc.lang)
+            lang = entry_language(f"{parsed.question}\n{parsed.answer_markdown}", doc.lang)
             report.entries_by_lang[lang] += 1
             batch.entries.append(Entry(
                 id=new_id, document_id=doc.id, position=position, lang=lang,

@@ -23,3 +23,14 @@ def test_detect_language_reads_prose_not_code(text: str, lang: str) -> None:
 ])
 def test_language_from_name_follows_common_conventions(path: str, lang: str | None) -> None:
     assert language_from_name(path) == lang
+
+
+def test_entry_language_follows_its_document_unless_prose_says_otherwise() -> None:
+    from app.ingest.language import entry_language
+
+    error_row = ("RuntimeError: Error building extension 'fused_adam'\n"
+                 "sudo ln -s /usr/local/cuda/lib64/libcudart.so /usr/lib/")
+    assert entry_language(error_row, "zh") == "zh"
+    english = "Exec docker\n\nWithin the Docker container, we can only perform the following steps to run it."
+    assert entry_language(english, "zh") == "en"
+    assert entry_language("FSDP 如何处理混合的梯度要求？需要在单元级别而不是模型层级别执行冻结。", "en") == "zh"
