@@ -6,30 +6,22 @@ times (the machines are shared and noisy).
 
 from __future__ import annotations
 
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 
 from app.config import Settings
 from app.evaluation import read_queries
 from app.ingest.pipeline import run_ingest
+from app.localserver import ROOT, running_server
 
-ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_QUERIES = ROOT.parent / "shared" / "eval" / "queries-dev.tsv"
 FALLBACK_QUERIES = ["FSDP", "显存", "PYTORCH_CUDA_ALLOC_CONF", "内存碎片", "deepspeed 版本", "fused_adam"]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -51,33 +43,16 @@ def bench_ingest(content: Path, rounds: int = 3) -> list[float]:
 
 def bench_server(data: Path, queries: list[str], rounds: int, cache: bool) -> tuple[float, list[float]]:
     """Cold start (process start → first search answered) and per-request latencies."""
-    port = _free_port()
-    env = {**os.environ, "FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "512" if cache else "0"}
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/api/v1/search"
-    try:
-        with httpx.Client(timeout=10) as client:
-            while True:
-                try:
-                    client.get(url, params={"q": queries[0]}).raise_for_status()
-                    break
-                except httpx.TransportError:
-                    if process.poll() is not None or time.perf_counter() - started > 60:
-                        raise RuntimeError("the server did not start") from None
-                    time.sleep(0.02)
-            cold = time.perf_counter() - started
-            latencies = []
-            for _ in range(rounds):
-                for query in queries:
-                    t0 = time.perf_counter()
-                    client.get(url, params={"q": query, "limit": 10}).raise_for_status()
-                    latencies.append((time.perf_counter() - t0) * 1000)
-        return cold, latencies
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    env = {"FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "512" if cache else "0"}
+    first = "/api/v1/search?" + urlencode({"q": queries[0]})
+    with running_server(env, ready_path=first) as (base, cold), httpx.Client(timeout=10) as client:
+        latencies = []
+        for _ in range(rounds):
+            for query in queries:
+                t0 = time.perf_counter()
+                client.get(base + "/api/v1/search", params={"q": query, "limit": 10}).raise_for_status()
+                latencies.append((time.perf_counter() - t0) * 1000)
+    return cold, latencies
 
 
 def main() -> int:

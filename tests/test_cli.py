@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -14,7 +9,8 @@ import pytest
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, main
 from app.config import get_settings
-from tests.conftest import CONTENT, REPO
+from app.localserver import running_server
+from tests.conftest import CONTENT
 
 
 @pytest.fixture
@@ -50,34 +46,10 @@ def test_faq_ingest_of_missing_folder_fails_with_advice(env: Path, capsys: pytes
     assert "does not exist" in capsys.readouterr().err
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_faq_serve_answers_over_http(env: Path) -> None:
     assert main(["ingest", "--quiet"]) == EXIT_OK
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-        cwd=REPO, env={**os.environ}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, process.stderr.read() if process.stderr else ""
-                assert time.monotonic() < deadline, "server did not start within 30 s"
-                time.sleep(0.2)
-        assert health.json() == {"status": "ok", "documents": 5, "entries": health.json()["entries"]}
-        page = httpx.get(f"http://127.0.0.1:{port}/search", params={"q": "显存"}, timeout=10)
+    with running_server({}) as (base, _):
+        health = httpx.get(f"{base}/healthz", timeout=5).json()
+        assert health["status"] == "ok" and health["documents"] == 5
+        page = httpx.get(f"{base}/search", params={"q": "梯度"}, timeout=10)
         assert page.status_code == 200 and '<html lang="' in page.text
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stderr:
-            process.stderr.close()

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from app.config import Settings
-from tests.conftest import IN_CI, REPO
+from app.localserver import running_server
+from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("FAQ_TEST_CHROMIUM", "/usr/bin/chromium")
@@ -34,24 +30,8 @@ def _chromium() -> str:
 @pytest.fixture(scope="module")
 def server(seeded: Settings) -> Iterator[str]:
     """A real `faq serve` on loopback over the seeded data."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "FAQ_DATA_DIR": str(seeded.data_dir)}
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                               cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(f"{base}/healthz", timeout=2).raise_for_status()
-            break
-        except httpx.TransportError:
-            assert process.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.2)
-    yield base
-    process.terminate()
-    process.wait(timeout=10)
+    with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as (base, _):
+        yield base
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,51 @@
+"""Run `faq serve` as a real process on a free loopback port (benchmarks and tests)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
+                   timeout: float = 60.0) -> Iterator[tuple[str, float]]:
+    """Yield the base URL and the seconds from process start until `ready_path` answered 2xx."""
+    port = free_port()
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+                               cwd=ROOT, env={**os.environ, **env},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(timeout=5) as client:
+            while True:
+                try:
+                    client.get(base + ready_path).raise_for_status()
+                    break
+                except httpx.TransportError:
+                    if process.poll() is not None:
+                        raise RuntimeError(f"faq serve exited with code {process.returncode}") from None
+                    if time.perf_counter() - started > timeout:
+                        raise RuntimeError(f"faq serve did not answer within {timeout:.0f} s") from None
+                    time.sleep(0.02)
+        yield base, time.perf_counter() - started
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
