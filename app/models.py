@@ -16,8 +16,10 @@ class Document(SQLModel, table=True):
     lang: str = Field(max_length=8)
     markdown: str  # the whole text after decoding (and, later, repair)
     html: str  # the whole document rendered
-    encoding: str = Field(max_length=32)
+    encoding: str = Field(max_length=64)
     entry_count: int = 0
+    repaired_characters: int = 0  # characters restored from mojibake
+    uncertain_repairs: int = 0
 
 
 class Entry(SQLModel, table=True):
@@ -36,6 +38,8 @@ class Entry(SQLModel, table=True):
     body_text: str  # plain text of the answer, for snippets
     line: int
     kind: str = Field(max_length=16)
+    repaired_characters: int = 0
+    uncertain_repairs: int = 0
 
 
 class EntryLink(SQLModel, table=True):
@@ -133,6 +137,8 @@ class EntryDetail(SQLModel):
     line: int
     body_markdown: str
     body_html: str
+    repaired_characters: int  # characters restored from a damaged encoding (0: none)
+    uncertain_repairs: int
     translations: list[EntryRef]
     related: list[EntryRef]
 

@@ -101,6 +101,7 @@ class Reader:
             document=EntryDocument(id=doc.id, title=doc.title, path=doc.path, lang=doc.lang),
             section=json.loads(entry.section), line=entry.line,
             body_markdown=entry.body_markdown, body_html=entry.body_html,
+            repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,
             translations=self._linked([entry.id], "translation").get(entry.id, []),
             related=self._linked([entry.id], "related").get(entry.id, []),
         )

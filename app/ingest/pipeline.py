@@ -18,6 +18,7 @@ from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.ids import document_id, entry_id
 from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.render import LinkContext, render_inline, render_markdown
+from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, segment_markdown
 from app.ingest.sources import SourceFile, find_sources, split_front_matter
 from app.ingest.store import Batch, store_generation
@@ -38,7 +39,8 @@ class IngestReport:
     entries_by_lang: Counter[str] = field(default_factory=Counter)
     translation_pairs: int = 0
     document_pairs: int = 0
-    repairs: int = 0
+    repairs: int = 0  # characters repaired from mojibake
+    uncertain: int = 0  # of those, repairs an editor should check (`faq check`)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     generation: str = ""
@@ -60,6 +62,7 @@ class _ReadDocument:
     encoding: str
     translation_of: str | None
     entries: list[ParsedEntry]
+    repair: RepairResult
 
 
 def html_to_text(fragment: str) -> str:
@@ -101,7 +104,16 @@ def _read_document(source: SourceFile, report: IngestReport) -> _ReadDocument | 
     except DecodeError as exc:
         report.skipped.append((source.relative_path, str(exc)))
         return None
-    front = split_front_matter(decoded.text)
+    for note in decoded.notes:
+        report.warnings.append((source.relative_path, note))
+    repair = repair_mojibake(decoded.text)
+    if repair.changed:
+        report.repairs += repair.repaired_characters
+        report.uncertain += len(repair.uncertain)
+        report.warnings.append((source.relative_path, (
+            f"mojibake (UTF-8 read as {repair.code_page}) repaired: {repair.repaired_characters} characters, "
+            f"{len(repair.uncertain)} uncertain (see `faq check`)")))
+    front = split_front_matter(repair.text)
     if front.error:
         report.warnings.append((source.relative_path, front.error))
     meta = front.metadata
@@ -116,9 +128,10 @@ def _read_document(source: SourceFile, report: IngestReport) -> _ReadDocument | 
     return _ReadDocument(
         source=source, id=document_id(source.relative_path),
         title=str(meta.get("title") or parsed.title or fallback_title), lang=lang,
-        markdown=decoded.text, encoding=decoded.encoding,
+        markdown=repair.text,
+        encoding=decoded.encoding + (f", repaired from {repair.code_page} mojibake" if repair.changed else ""),
         translation_of=str(meta["translation_of"]) if meta.get("translation_of") else None,
-        entries=parsed.entries,
+        entries=parsed.entries, repair=repair,
     )
 
 
@@ -130,7 +143,9 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
         context = LinkContext(document_path=doc.source.relative_path, document_urls=urls)
         used: set[str] = set()
         ids: list[str] = []
-        for position, parsed in enumerate(doc.entries):
+        ends = [e.line for e in doc.entries[1:]] + [len(doc.markdown)] if doc.entries else []
+        for position, (parsed, end) in enumerate(zip(doc.entries, ends, strict=True)):
+            repaired, uncertain = doc.repair.counts_between(parsed.line, end)
             new_id = entry_id(doc.id, parsed.section, parsed.title)
             suffix = 2
             while new_id in used:
@@ -148,13 +163,21 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
                 section=json.dumps(list(parsed.section), ensure_ascii=False),
                 body_markdown=parsed.answer_markdown, body_html=body_html,
                 body_text=html_to_text(body_html), line=parsed.line, kind=parsed.kind,
+                repaired_characters=repaired, uncertain_repairs=uncertain,
             ))
         ids_by_document[doc.id] = ids
         batch.documents.append(Document(
             id=doc.id, path=doc.source.relative_path, title=doc.title, lang=doc.lang,
             markdown=doc.markdown, html=render_markdown(doc.markdown, context),
             encoding=doc.encoding, entry_count=len(ids),
+            repaired_characters=doc.repair.repaired_characters,
+            uncertain_repairs=len(doc.repair.uncertain),
         ))
+        for repair in doc.repair.repairs:
+            batch.notes.append(IngestNote(
+                path=doc.source.relative_path, line=repair.line,
+                kind="repair-uncertain" if repair.uncertain else "repair",
+                message=doc.repair.describe(repair)))
     _link_translations(documents, ids_by_document, batch, report)
     for path, message in report.warnings:
         batch.notes.append(IngestNote(path=path, kind="warning", message=message))

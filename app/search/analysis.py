@@ -50,10 +50,16 @@ class Term:
     end: int
 
 
+def to_simplified(text: str) -> str:
+    """Traditional Chinese converted to Simplified (other text unchanged)."""
+    converted: str = zhconv.convert(text, "zh-hans")
+    return converted
+
+
 @lru_cache(maxsize=4096)
 def _normalise_char(char: str) -> str:
     folded = unicodedata.normalize("NFKC", char).casefold()
-    return "".join(zhconv.convert(c, "zh-hans") if "\u3400" <= c <= "\ufaff" else c for c in folded)
+    return "".join(to_simplified(c) if "\u3400" <= c <= "\ufaff" else c for c in folded)
 
 
 def normalise(text: str) -> tuple[str, list[int]]:

@@ -42,7 +42,9 @@ def test_ingest_seeds_gives_documents_entries_and_translation_pairs(tmp_path: Pa
     assert report.documents == 5
     assert report.entries == 9 + 9 + 13 + 17 + notes
     assert report.translation_pairs == 9
-    assert report.skipped == [] and report.warnings == []
+    assert report.skipped == []
+    assert [path for path, _ in report.warnings] == ["hf-transformers-deepspeed-notes.zh.md"]
+    assert report.repairs > 2000 and 0 < report.uncertain < report.repairs
     counts = {doc: len(ids) for doc, ids in entry_ids(settings_for(tmp_path)).items()}
     assert counts["llama-recipes-faq-en"] == 9 and counts["llama-recipes-faq-zh"] == 9
     assert counts["deepspeed-chat-faq-zh"] == 13 and counts["training-env-troubleshooting-zh"] == 17
@@ -81,14 +83,15 @@ def test_ingest_skips_unreadable_files_and_names_them(tmp_path: Path) -> None:
     (content / "good.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
     (content / "empty.md").write_bytes(b"")
     (content / "binary.md").write_bytes(b"\x00\x01\x02PNG\x00")
-    (content / "gbk.md").write_bytes("# 问题\n\n## 为什么？\n\n因为。\n".encode("gbk"))
+    (content / "gbk.md").write_bytes("# 问题\n\n## 为什么会报错？\n\n因为显存不足。\n".encode("gbk"))
+    (content / "latin1.md").write_bytes("# Café\n\n## Déjà vu?\n\nNaïve résumé.\n".encode("latin-1"))
     (content / "notes.md").write_text("Just some notes, no questions.\n", encoding="utf-8")
     report = run_ingest(settings_for(tmp_path, content), progress=False)
     skipped = dict(report.skipped)
-    assert set(skipped) == {"empty.md", "binary.md", "gbk.md"}
-    assert "UTF-8" in skipped["gbk.md"]
-    assert [path for path, _ in report.warnings] == ["notes.md"]
-    assert report.documents == 2 and report.entries == 1
+    assert set(skipped) == {"empty.md", "binary.md", "latin1.md"}
+    assert "UTF-8" in skipped["latin1.md"]
+    assert sorted(path for path, _ in report.warnings) == ["gbk.md", "notes.md"]
+    assert report.documents == 3 and report.entries == 2
 
 
 def test_ingest_of_empty_folder_fails_and_changes_nothing(tmp_path: Path) -> None:
