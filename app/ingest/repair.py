@@ -251,9 +251,9 @@ def _choose(slots: list[_Slot]) -> dict[int, list[tuple[str, float]]]:
     ranked: dict[int, list[tuple[str, float]]] = {}
     shortlist: dict[int, list[str]] = {}
     for k in (k for k, s in enumerate(slots) if s.open):
-        scores = sorted(((c, _score(slots, k, k, (c,))) for c in slots[k].candidates), key=lambda cs: -cs[1])
-        shortlist[k] = [c for c, _ in scores]
-        slots[k].text = scores[0][0]
+        alone = sorted(((c, _score(slots, k, k, (c,))) for c in slots[k].candidates), key=lambda cs: -cs[1])
+        shortlist[k] = [c for c, _ in alone]
+        slots[k].text = alone[0][0]
     for _ in range(2):
         for group in _groups(slots):
             width = max(2, min(16, int(JOINT_BUDGET ** (1 / len(group)))))
