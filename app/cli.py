@@ -74,6 +74,51 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _check(args: argparse.Namespace, settings: Settings) -> int:
+    if args.self_test:
+        return _repair_self_test()
+    from sqlmodel import col, select
+
+    from app.db import DataStore, NoDataError
+    from app.models import IngestNote
+
+    store = DataStore(settings)
+    try:
+        with store.session() as session:
+            notes = session.exec(
+                select(IngestNote).where(col(IngestNote.kind).in_(["skipped", "warning", "repair-uncertain"]))
+                .order_by(col(IngestNote.path), col(IngestNote.line))
+            ).all()
+    except NoDataError as exc:
+        print(f"faq check: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        store.close()
+    for note in notes:
+        where = f"{note.path}:{note.line}" if note.line else note.path
+        print(f"{where}: {note.kind}: {note.message}")
+    uncertain = sum(1 for n in notes if n.kind == "repair-uncertain")
+    skipped = sum(1 for n in notes if n.kind == "skipped")
+    print(f"{uncertain} uncertain repairs, {skipped} skipped files, "
+          f"{len(notes) - uncertain - skipped} other warnings")
+    return EXIT_FAILED if uncertain or skipped else EXIT_OK
+
+
+def _repair_self_test() -> int:
+    from app.ingest.damage import SAMPLE, score_repair
+
+    ok = True
+    print(f"{'code page':<10} {'chars':>6} {'damaged':>8} {'identical':>10} {'restored':>9} {'changed':>8}")
+    for code_page in ("cp1252", "cp1254"):
+        score = score_repair(SAMPLE.read_text(encoding="utf-8"), code_page)
+        print(f"{code_page:<10} {score.characters:>6} {score.damaged:>8} {score.identical_share:>10.2%} "
+              f"{score.restored_share:>9.1%} {score.undamaged_changed:>8}")
+        ok &= score.identical_share >= 0.995 and score.restored_share >= 0.85 and score.undamaged_changed == 0
+    print("targets: identical ≥ 99.5%, restored ≥ 85%, changed (undamaged characters altered) = 0:",
+          "met" if ok else "NOT met")
+    return EXIT_OK if ok else EXIT_FAILED
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(prog="faq", description="Bilingual FAQ portal")
@@ -87,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     serve.set_defaults(handler=_serve)
+    check = commands.add_parser("check", help="list what an editor should fix: uncertain repairs, skipped files")
+    check.add_argument("--self-test", action="store_true",
+                       help="damage a clean sample the way seed 004 was damaged, repair it, print the figures")
+    check.set_defaults(handler=_check)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
     evaluation.add_argument("queries", metavar="QUERIES.tsv")
     evaluation.set_defaults(handler=_eval)

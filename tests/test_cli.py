@@ -53,3 +53,20 @@ def test_faq_serve_answers_over_http(env: Path) -> None:
         assert health["status"] == "ok" and health["documents"] == 5
         page = httpx.get(f"{base}/search", params={"q": "梯度"}, timeout=10)
         assert page.status_code == 200 and '<html lang="' in page.text
+
+
+def test_faq_check_lists_uncertain_repairs_with_candidates(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    capsys.readouterr()
+    assert main(["check"]) == EXIT_FAILED  # uncertain repairs need an editor
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "repair-uncertain" in line]
+    assert lines and all(line.startswith("hf-transformers-deepspeed-notes.zh.md:") for line in lines)
+    assert "candidates:" in lines[0]
+    assert "uncertain repairs" in out.splitlines()[-1]
+
+
+def test_faq_check_self_test_prints_figures_and_meets_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--self-test"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "cp1254" in out and "met" in out

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.ingest.repair import repair_mojibake
+
+SAMPLE = Path(__file__).with_name("data") / "repair-sample.md"  # clean Chinese + English text
 
 
 def damage(text: str, code_page: str = "cp1254") -> str:

@@ -22,13 +22,17 @@ UI = {
            "no_results": "No entry matches. Try fewer words, another spelling, or the other language.",
            "translation": "Translation", "related": "Related", "in_document": "In",
            "no_translation": "This entry has no translation yet.", "any": "Any language",
-           "previous": "Previous", "next": "Next", "json": "JSON", "source": "Source line"},
+           "previous": "Previous", "next": "Next", "json": "JSON", "source": "Source line",
+           "repaired": "This text was repaired from a damaged encoding ({n} characters restored).",
+           "uncertain": "{n} of them are a best guess; `faq check` lists them for the editor."},
     "zh": {"search": "搜索", "placeholder": "搜索问题、报错信息、标识符……",
            "documents": "文档", "entries": "条", "results": "的搜索结果",
            "no_results": "没有匹配的条目。试试更少的词、别的写法或另一种语言。",
            "translation": "译文", "related": "相关条目", "in_document": "所属文档",
            "no_translation": "此条目还没有译文。", "any": "所有语言",
-           "previous": "上一页", "next": "下一页", "json": "JSON", "source": "源文件行"},
+           "previous": "上一页", "next": "下一页", "json": "JSON", "source": "源文件行",
+           "repaired": "本文由损坏的编码修复而来（已恢复 {n} 个字符）。",
+           "uncertain": "其中 {n} 个为推测结果，`faq check` 会列出供编辑核对。"},
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
 

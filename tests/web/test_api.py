@@ -138,3 +138,25 @@ def test_before_first_ingest_everything_says_to_ingest(tmp_path) -> None:  # typ
         assert empty.get("/healthz").status_code == 503
         page = empty.get("/")
         assert page.status_code == 503 and "faq ingest" in page.text
+
+
+def test_repaired_document_is_served_repaired(client: InProcessClient) -> None:
+    doc = client.get("/api/v1/documents/hf-transformers-deepspeed-notes-zh").json()
+    assert "\ufffd" not in doc["markdown"] and "â€" not in doc["markdown"]
+    assert "### GPU显存" in doc["markdown"]
+    titles = [e["title"] for e in doc["entries"]]
+    assert "训练时的显存占用(:link:)" in titles or any(t.startswith("训练时的显存占用") for t in titles)
+    entry = client.get(f"/api/v1/entries/{doc['entries'][1]['id']}").json()
+    assert entry["repaired_characters"] > 0
+    assert "需要加载的模型名称" in entry["body_markdown"]
+
+
+def test_clean_entries_report_no_repairs(client: InProcessClient) -> None:
+    hit = client.get("/api/v1/search", params={"q": "fused_adam"}).json()["results"][0]
+    entry = client.get(f"/api/v1/entries/{hit['id']}").json()
+    assert entry["repaired_characters"] == 0 and entry["uncertain_repairs"] == 0
+
+
+def test_search_finds_text_that_was_mojibake(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "显存占用"}).json()
+    assert body["results"] and body["results"][0]["document"]["id"] == "hf-transformers-deepspeed-notes-zh"

@@ -84,3 +84,11 @@ def test_pages_send_a_strict_content_security_policy(client: InProcessClient) ->
 def test_opensearch_description_points_at_the_search_page(client: InProcessClient) -> None:
     body = client.get("/opensearch.xml").text
     assert "/search?q={searchTerms}" in body
+
+
+def test_entry_page_shows_a_discreet_notice_on_repaired_text(client: InProcessClient) -> None:
+    doc = client.get("/api/v1/documents/hf-transformers-deepspeed-notes-zh").json()
+    page = client.get(doc["entries"][1]["url"]).text
+    assert 'class="notice repaired"' in page
+    clean = client.get(entry_url(client, "fused_adam")).text
+    assert 'class="notice repaired"' not in clean
