@@ -94,6 +94,24 @@ def test_ingest_skips_unreadable_files_and_names_them(tmp_path: Path) -> None:
     assert report.documents == 3 and report.entries == 2
 
 
+def test_ingest_reads_real_world_encodings_and_repairs_mojibake(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    faq = "# 常见问题\n\n## 训练时显存不足怎么办？\n\n可以开启梯度检查点，或者减小批大小。\n"
+    (content / "gbk.md").write_bytes(faq.encode("gbk"))
+    traditional = "# 常見問題\n\n## 訓練時顯存不足怎麼辦？\n\n可以開啟梯度檢查點，或者減小批大小。\n"
+    (content / "big5.md").write_bytes(traditional.encode("big5"))
+    (content / "utf16.md").write_bytes(b"\xff\xfe" + faq.encode("utf-16-le"))
+    (content / "cut.md").write_bytes(faq.encode("utf-8") + "中".encode()[:1])
+    (content / "mojibake.md").write_text(faq.encode("utf-8").decode("cp1252", errors="ignore"), encoding="utf-8")
+    report = run_ingest(settings_for(tmp_path, content), progress=False)
+    assert report.skipped == []
+    assert report.documents == 5 and report.entries == 5
+    assert report.repairs > 0
+    warned = {path for path, _ in report.warnings}
+    assert warned == {"gbk.md", "big5.md", "cut.md", "mojibake.md"}  # a UTF-16 BOM needs no note
+
+
 def test_ingest_of_empty_folder_fails_and_changes_nothing(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     run_ingest(settings, progress=False)
