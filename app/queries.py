@@ -22,6 +22,7 @@ from app.models import (
     EntryLink,
     EntryRef,
     Health,
+    Meta,
     SearchDocument,
     SearchHit,
     SearchPage,
@@ -137,7 +138,7 @@ class Reader:
             cache.move_to_end(key)
             return cached.model_copy(update={"query": query})
         with self.snapshot.search_lock:
-            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset)
+            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset, self.glossary())
         ids = [m.id for m in outcome.matches]
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}
@@ -158,12 +159,21 @@ class Reader:
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
             ))
         page = SearchPage(query=query, total=outcome.total, limit=limit, offset=offset,
-                          suggestion=None, results=results)
+                          suggestion=outcome.suggestion, results=results)
         if self.cache_size:
             cache[key] = page
             while len(cache) > self.cache_size:
                 cache.popitem(last=False)
         return page
+
+    def glossary(self) -> list[list[str]]:
+        """The glossary stored with this generation (read once per generation)."""
+        cached: list[list[str]] | None = self.snapshot.cache.get("glossary")
+        if cached is None:
+            row = self.session.get(Meta, "glossary")
+            cached = json.loads(row.value) if row is not None else []
+            self.snapshot.cache["glossary"] = cached
+        return cached
 
     # ------------------------------------------------------------ counts
 

@@ -15,6 +15,7 @@ from tqdm import tqdm
 from app.config import Settings
 from app.ingest.align import AlignableDocument, pair_documents, pair_entries
 from app.ingest.encoding import DecodeError, decode_bytes
+from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.ids import document_id, entry_id
 from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.render import LinkContext, render_inline, render_markdown
@@ -86,6 +87,10 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
     batch = _build_batch(documents, report)
+    glossary, problems = read_glossary(folder)
+    report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
+    batch.notes.extend(IngestNote(path=GLOSSARY_FILE, kind="warning", message=p) for p in problems)
+    batch.glossary = glossary
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
     report.generation = store_generation(settings, batch).name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +30,7 @@ class Batch:
     entry_links: list[EntryLink]
     document_links: list[DocumentLink]
     notes: list[IngestNote]
+    glossary: list[list[str]] = field(default_factory=list)
 
 
 def migrate(engine: Engine) -> None:
@@ -81,6 +82,7 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
         session.add_all([
             Meta(key="generation", value=name),
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),
+            Meta(key="glossary", value=json.dumps(batch.glossary, ensure_ascii=False)),
         ])
         session.commit()
 

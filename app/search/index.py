@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from whoosh import index as whoosh_index
+from whoosh.analysis import LowercaseFilter, RegexTokenizer
 from whoosh.fields import ID, TEXT, Schema
 
 from app.search.analysis import bilingual_analyzer
+from app.search.errors import error_field_text
 
-FIELD_BOOSTS = {"title": 4.0, "section": 1.5, "code": 1.2, "body": 1.0}
+FIELD_BOOSTS = {"title": 4.0, "errors": 2.0, "section": 1.5, "code": 1.2, "body": 1.0}
 CODE_BLOCK = re.compile(r"^( {0,3})(```|~~~)[^\n]*\n(.*?)^\1\2", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
@@ -41,6 +43,9 @@ def build_schema() -> Schema:
         section=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["section"]),
         code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
         body=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["body"]),
+        errors=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["errors"]),
+        # Unstemmed words, only for spelling suggestions ("did you mean").
+        vocabulary=TEXT(analyzer=RegexTokenizer(r"[A-Za-z][A-Za-z_\-]{2,}") | LowercaseFilter()),
     )
 
 
@@ -63,6 +68,8 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
                 id=entry.id, document_id=entry.document_id, lang=entry.lang,
                 title=entry.title, section=entry.section,
                 code=code_text(entry.body_markdown), body=entry.body_text,
+                errors=error_field_text(entry.title, entry.body_markdown),
+                vocabulary=f"{entry.title}\n{entry.section}\n{entry.body_text}",
             )
             count += 1
     except BaseException:

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from whoosh.query import And, Or, Query, Term
 from whoosh.searching import Searcher
 
-from app.search.analysis import analyse, query_terms
+from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms
+from app.search.errors import error_signature, looks_like_error
 
-SEARCH_FIELDS = ("title", "section", "code", "body")
+Glossary = Sequence[Sequence[str]]
+HAN = re.compile(HAN_RUN)
+SEARCH_FIELDS = ("title", "errors", "section", "code", "body")
 MAX_QUERY_TERMS = 64
 SNIPPET_CHARS = 180
+EQUIVALENT_WEIGHT = 0.5  # a glossary equivalent counts, but less than the words the reader typed
+SUGGEST_BELOW = 3  # offer a spelling suggestion when fewer entries than this match
+WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
 
 
 @dataclass(frozen=True)
@@ -25,30 +33,106 @@ class Match:
 
 @dataclass(frozen=True)
 class Outcome:
-    """The matches for one page, the total, and the terms that were searched."""
+    """The matches for one page, the total, the terms searched, and a spelling suggestion."""
 
     total: int
     matches: list[Match]
     terms: list[str]
+    suggestion: str | None = None
 
 
-def _term_query(term: str) -> Query:
-    return Or([Term(field, term) for field in SEARCH_FIELDS])
+def _term_query(term: str, weight: float = 1.0) -> Query:
+    return Or([Term(field, term, boost=weight) for field in SEARCH_FIELDS])
 
 
-def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int) -> Outcome:
-    """Entries matching `text`: all terms first, then any term; `lang` filters by language."""
+def suggest(searcher: Searcher, text: str) -> str | None:
+    """The query with unknown English words replaced by the closest indexed words, if any."""
+    corrector = searcher.corrector("vocabulary")
+    reader = searcher.reader()
+    changed = False
+
+    def fix(match: re.Match[str]) -> str:
+        nonlocal changed
+        word = match.group(0)
+        if len(word) < 4 or reader.doc_frequency("vocabulary", word.lower()):
+            return word
+        options = corrector.suggest(word.lower(), limit=1, maxdist=2)
+        if not options:
+            return word
+        changed = True
+        return str(options[0])
+
+    corrected = WORD.sub(fix, text)
+    return corrected if changed else None
+
+
+def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
+                 glossary: Glossary = ()) -> Outcome:
+    """Entries matching `text`: all terms first, then any term; `lang` filters by language.
+
+    A pasted error or traceback is searched by its signature; a query that finds nothing
+    and looks misspelled is searched as corrected, and the correction is returned.
+    """
+    if looks_like_error(text):
+        text = error_signature(text) or text
+    outcome = _run(searcher, text, lang, limit, offset, glossary)
+    suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
+    if suggestion:
+        corrected = _run(searcher, suggestion, lang, limit, offset, glossary)
+        if corrected.total > outcome.total:
+            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
+    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
+
+
+def _mentions(normalised_query: str, term: str) -> bool:
+    if HAN.search(term):
+        return term in normalised_query
+    return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", normalised_query) is not None
+
+
+def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
+    """One clause per query term; a glossary term becomes 'it, or any of its equivalents'.
+
+    Returns the clauses and every term worth highlighting (equivalents included).
+    """
     terms = query_terms(text)[:MAX_QUERY_TERMS]
-    if not terms:
+    normalised = normalise_text(text)
+    remaining = list(terms)
+    highlighted = list(terms)
+    clauses: list[Query] = []
+    mentioned = [(phrase, group) for group in glossary for phrase in group
+                 if _mentions(normalised, normalise_text(phrase))]
+    # The longest phrase wins where glossary lines overlap ("memory fragmentation" over "memory").
+    for phrase, group in sorted(mentioned, key=lambda pg: -len(query_terms(pg[0]))):
+        covered = query_terms(phrase)
+        if not covered or not all(t in remaining for t in covered):
+            continue
+        options: list[Query] = [And([_term_query(t) for t in covered])]
+        for other in group:
+            other_terms = query_terms(other)
+            if other != phrase and other_terms:
+                options.append(And([_term_query(t, EQUIVALENT_WEIGHT) for t in other_terms]))
+                highlighted.extend(other_terms)
+        clauses.append(Or(options))
+        for t in covered:
+            remaining.remove(t)
+    clauses.extend(_term_query(t) for t in remaining)
+    return clauses, list(dict.fromkeys(highlighted))
+
+
+def _run(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
+         glossary: Glossary = ()) -> Outcome:
+    clauses, terms = _clauses(text, glossary)
+    if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     wanted = offset + limit
     filter_query = Term("lang", lang) if lang else None
-    strict = searcher.search(And([_term_query(t) for t in terms]), limit=None, filter=filter_query)
+    strict = searcher.search(And(clauses), limit=None, filter=filter_query)
     found = [Match(hit["id"], float(hit.score or 0.0)) for hit in strict]
     total = len(found)
-    if len(terms) > 1 and total < wanted:
+    if len(clauses) > 1 and total < wanted:
         seen = {hit.docnum for hit in strict}
-        loose = searcher.search(Or([_term_query(t) for t in terms]), limit=None, filter=filter_query)
+        loose = searcher.search(Or(clauses), limit=None, filter=filter_query)
         extra = [Match(hit["id"], float(hit.score or 0.0)) for hit in loose if hit.docnum not in seen]
         found.extend(extra)
         total += len(extra)

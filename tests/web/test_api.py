@@ -160,3 +160,26 @@ def test_clean_entries_report_no_repairs(client: InProcessClient) -> None:
 def test_search_finds_text_that_was_mojibake(client: InProcessClient) -> None:
     body = client.get("/api/v1/search", params={"q": "显存占用"}).json()
     assert body["results"] and body["results"][0]["document"]["id"] == "hf-transformers-deepspeed-notes-zh"
+
+
+def test_misspelled_query_gets_a_suggestion_and_results(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "bitsandbites"}).json()
+    assert body["suggestion"] == "bitsandbytes"
+    assert body["results"] and "bitsandbytes" in body["results"][0]["title"]
+    exact = client.get("/api/v1/search", params={"q": "bitsandbytes"}).json()
+    assert exact["suggestion"] is None
+
+
+def test_english_query_finds_chinese_entry_through_the_glossary(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "GPU memory usage", "lang": "zh"}).json()
+    assert body["results"] and body["results"][0]["title"].startswith("训练时的显存占用")
+    assert "<mark>显存</mark>" in body["results"][0]["snippet"]
+
+
+def test_pasted_traceback_finds_the_entry_for_its_error(client: InProcessClient) -> None:
+    traceback = ("Traceback (most recent call last):\n"
+                 '  File "/srv/app/train.py", line 3, in <module>\n'
+                 "    from functools import cache\n" * 10 +
+                 "ImportError: cannot import name 'cache' from 'functools' (/usr/lib/python3.9/functools.py)\n")
+    body = client.get("/api/v1/search", params={"q": traceback}).json()
+    assert body["results"][0]["title"] == "Functools Err"

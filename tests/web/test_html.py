@@ -92,3 +92,8 @@ def test_entry_page_shows_a_discreet_notice_on_repaired_text(client: InProcessCl
     assert 'class="notice repaired"' in page
     clean = client.get(entry_url(client, "fused_adam")).text
     assert 'class="notice repaired"' not in clean
+
+
+def test_search_page_offers_did_you_mean(client: InProcessClient) -> None:
+    page = client.get("/search", params={"q": "bitsandbites"}).text
+    assert "Did you mean" in page and "bitsandbytes" in page

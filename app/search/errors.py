@@ -1,0 +1,70 @@
+"""Pasted errors and tracebacks: recognise them and reduce them to a searchable signature.
+
+Error trackers group events by exception type plus a normalised message; log miners mask
+numbers, paths and addresses. The same normaliser runs over each entry's error lines at
+ingest and over a pasted error at query time, so `CUDA out of memory. Tried to allocate
+20.00 MiB (GPU 3; 23.65 GiB total capacity)` meets `CUDA out of memory. Tried to allocate
+2.00 GiB` in the index.
+"""
+
+from __future__ import annotations
+
+import re
+
+ERROR_LINE = re.compile(
+    r"(?:^|\s)((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)\b:?.*)$"
+)
+TRACEBACK_MARKERS = re.compile(r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+", re.MULTILINE)
+BOILERPLATE = re.compile(
+    r"(?i)CUDA kernel errors might be asynchronously reported.*|For debugging consider passing.*"
+    r"|Compile with `?TORCH_USE_CUDA_DSA`?.*|See above for output.*|note: This (?:error|is an issue).*"
+)
+MASKS = (
+    re.compile(r"\([^()]*\)"),  # parentheticals: (GPU 3; 23.65 GiB total capacity)
+    re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\-@]+){2,}[\\/]?"),  # paths
+    re.compile(r"\b0x[0-9a-fA-F]+\b"),  # addresses
+    re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|ms|s|%)\b"),  # sizes and durations
+    re.compile(r"\bline \d+\b"),
+    re.compile(r"\b\d+(?:\.\d+)*\b"),  # other numbers
+    re.compile(r"[\"'`“”‘’]"),  # quotes of every kind
+)
+MAX_SIGNATURE_WORDS = 12
+
+
+def looks_like_error(text: str) -> bool:
+    """True for a pasted traceback or a message that names an exception type."""
+    return bool(TRACEBACK_MARKERS.search(text)) or any(ERROR_LINE.search(line) for line in text.splitlines())
+
+
+def error_lines(text: str) -> list[str]:
+    """The `XxxError: message` lines of a text, in order (boilerplate dropped)."""
+    lines = []
+    for raw in text.splitlines():
+        line = BOILERPLATE.sub("", raw).strip()
+        match = ERROR_LINE.search(line)
+        if match:
+            lines.append(match.group(1).strip())
+    return lines
+
+
+def normalise_error(line: str) -> str:
+    """An error line without its variable parts: paths, numbers, sizes, addresses, quotes."""
+    for mask in MASKS:
+        line = mask.sub(" ", line)
+    words = line.replace(":", " ").split()
+    return " ".join(words[:MAX_SIGNATURE_WORDS])
+
+
+def error_signature(text: str) -> str:
+    """What to search for when `text` is a pasted error: the last error line(s), normalised."""
+    lines = error_lines(text)
+    if not lines:
+        return ""
+    # The last error is the one raised; a chained 'During handling…' error is kept too.
+    chosen = lines[-2:] if len(lines) > 1 and lines[-1].split(":")[0] != lines[-2].split(":")[0] else lines[-1:]
+    return " ".join(normalise_error(line) for line in chosen)
+
+
+def error_field_text(*texts: str) -> str:
+    """The index's error-signature field for an entry: every error line it mentions, normalised."""
+    return "\n".join(normalise_error(line) for text in texts for line in error_lines(text))
