@@ -143,7 +143,8 @@ def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str
     """An HTML-escaped excerpt of `text` around its best run of matches, matches in <mark>."""
     wanted = set(terms)
     spans: list[tuple[int, int]] = []
-    for term in analyse(text):
+    # Query-side analysis: the same bigrams and whole words queries use, without jieba's cost.
+    for term in analyse(text, for_query=True):
         if term.text in wanted:
             if spans and term.start <= spans[-1][1]:
                 spans[-1] = (spans[-1][0], max(spans[-1][1], term.end))
