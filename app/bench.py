@@ -6,6 +6,8 @@ times (the machines are shared and noisy).
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
 import sys
 import tempfile
@@ -14,11 +16,15 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+from sqlmodel import select
 
+from app.benchcorpus import Fts5Baseline, generate, make_queries, write_corpus
 from app.config import Settings
+from app.db import DataStore
 from app.evaluation import read_queries
 from app.ingest.pipeline import run_ingest
 from app.localserver import ROOT, running_server
+from app.models import Entry
 
 DEFAULT_QUERIES = ROOT.parent / "shared" / "eval" / "queries-dev.tsv"
 FALLBACK_QUERIES = ["FSDP", "显存", "PYTORCH_CUDA_ALLOC_CONF", "内存碎片", "deepspeed 版本", "fused_adam"]
@@ -55,6 +61,71 @@ def bench_server(data: Path, queries: list[str], rounds: int, cache: bool) -> tu
     return cold, latencies
 
 
+def _pool(data: Path) -> Pool:
+    """Titles and answers per language from an ingested generation, to recombine."""
+    store = DataStore(Settings(data_dir=data, database_url=""))
+    try:
+        with store.session() as session:
+            entries = session.exec(select(Entry)).all()
+    finally:
+        store.close()
+    return {lang: ([e.title for e in entries if e.lang == lang], [e.body_text for e in entries if e.lang == lang])
+            for lang in ("en", "zh")}
+
+
+def _keys_by_id(data: Path) -> dict[str, str]:
+    store = DataStore(Settings(data_dir=data, database_url=""))
+    try:
+        with store.session() as session:
+            return {e.id: m.group(1).lower() for e in session.exec(select(Entry))
+                    if (m := re.search(r"export ([A-Z0-9_]+)=1", e.body_markdown))}
+    finally:
+        store.close()
+
+
+Pool = dict[str, tuple[list[str], list[str]]]
+
+
+def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str, str]]:
+    """Ingest time at 1k and `size` entries; Whoosh over HTTP vs FTS5 trigram on the same queries."""
+    rows = []
+    entries = generate(pool, size)
+    queries = make_queries(entries, query_count)
+    with tempfile.TemporaryDirectory() as work:
+        root = Path(work)
+        for label, subset in (("1k", entries[:1000]), (f"{size // 1000}k", entries)):
+            write_corpus(subset, root / f"content-{label}")
+            settings = Settings(content_dir=root / f"content-{label}", data_dir=root / f"data-{label}", database_url="")
+            started = time.perf_counter()
+            run_ingest(settings, progress=False)
+            rows.append((f"ingest {label} generated entries (s)", f"{time.perf_counter() - started:.2f}", ""))
+        data = root / f"data-{size // 1000}k"
+        keys = _keys_by_id(data)
+        whoosh_hits, whoosh_ms = 0, []
+        env = {"FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "0"}
+        with running_server(env) as (base, _), httpx.Client(timeout=30) as client:
+            for query in queries:
+                t0 = time.perf_counter()
+                body = client.get(base + "/api/v1/search", params={"q": query.text, "limit": 10}).json()
+                whoosh_ms.append((time.perf_counter() - t0) * 1000)
+                whoosh_hits += query.key in [keys.get(r["id"]) for r in body["results"]]
+        fts = Fts5Baseline(entries)
+        fts_hits, fts_ms = 0, []
+        for query in queries:
+            t0 = time.perf_counter()
+            found = fts.search(query.text)
+            fts_ms.append((time.perf_counter() - t0) * 1000)
+            fts_hits += query.key in found
+        n = len(queries)
+        rows += [
+            (f"search {size // 1000}k, Whoosh over HTTP (ms)", f"p50 {_percentile(whoosh_ms, 0.5):.1f}",
+             f"p95 {_percentile(whoosh_ms, 0.95):.1f}  success@10 {whoosh_hits / n:.1%}  n={n}"),
+            (f"search {size // 1000}k, FTS5 trigram in-process (ms)", f"p50 {_percentile(fts_ms, 0.5):.1f}",
+             f"p95 {_percentile(fts_ms, 0.95):.1f}  success@10 {fts_hits / n:.1%}  build {fts.build_seconds:.2f} s"),
+        ]
+    return rows
+
+
 def main() -> int:
     """Run every benchmark and print the table."""
     content = ROOT / "content"
@@ -70,6 +141,9 @@ def main() -> int:
             rows.append((f"cold start, {label} (s)", f"{cold:.2f}", ""))
             rows.append((f"search over HTTP, {label} (ms)", f"p50 {_percentile(latencies, 0.5):.1f}",
                          f"p95 {_percentile(latencies, 0.95):.1f}  n={len(latencies)}"))
+        pool = _pool(Path(data))
+    size = int(os.environ.get("BENCH_ENTRIES", "10000"))
+    rows += bench_large(pool, size, query_count=int(os.environ.get("BENCH_QUERIES", "200")))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'figure':<14}  detail")
     for name, figure, detail in rows:

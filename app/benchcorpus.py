@@ -1,0 +1,122 @@
+"""A generated bilingual FAQ corpus for benchmarks, and SQLite FTS5 (trigram) as the baseline.
+
+Entries are recombined from the real entries of content/ (their sentences, in both
+languages) plus a product name and a unique configuration key each, so every labelled
+query has one known right answer. Queries are the kinds readers type: a 2-character
+Chinese word from the middle of a sentence, the same in Traditional characters, a
+full-width identifier, and an exact identifier.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.search.analysis import HAN_RUN
+
+PRODUCTS = ["llama", "qwen", "bloomz", "baichuan", "chatglm", "mistral", "falcon", "starcoder",
+            "deepspeed", "vllm", "peft", "accelerate", "megatron", "lmdeploy", "fastchat", "xformers"]
+TRADITIONAL = str.maketrans("显训练数据载时问题内存设参卡错误", "顯訓練數據載時問題內存設參卡錯誤")
+SENTENCE = re.compile(r"[^。！？.!?\n]+[。！？.!?]")
+HAN_WORD = re.compile(HAN_RUN)
+
+
+@dataclass(frozen=True)
+class BenchEntry:
+    """One generated entry."""
+
+    key: str
+    lang: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class BenchQuery:
+    """A query with the key of the entry that answers it."""
+
+    kind: str
+    text: str
+    key: str
+
+
+def _sentences(texts: list[str]) -> list[str]:
+    return [s.strip() for t in texts for s in SENTENCE.findall(t) if len(s.strip()) > 8]
+
+
+def generate(pool: dict[str, tuple[list[str], list[str]]], count: int, seed: int = 7) -> list[BenchEntry]:
+    """`count` entries; `pool` maps a language to (titles, answer texts) to recombine."""
+    rng = random.Random(seed)
+    entries = []
+    sentences = {lang: _sentences(bodies) for lang, (_, bodies) in pool.items()}
+    for n in range(count):
+        lang = "zh" if n % 2 == 0 else "en"
+        titles, _ = pool[lang]
+        product = rng.choice(PRODUCTS)
+        key = f"{product}_opt_{n:05d}_flag"
+        title = f"{product} {rng.choice(titles)}"
+        body_sentences = rng.sample(sentences[lang], k=min(4, len(sentences[lang])))
+        body = " ".join(body_sentences) + f"\n\n```bash\nexport {key.upper()}=1\n```\n"
+        entries.append(BenchEntry(key=key, lang=lang, title=title, body=body))
+    return entries
+
+
+def write_corpus(entries: list[BenchEntry], folder: Path, per_document: int = 100) -> None:
+    """Write entries as markdown FAQ documents (`## question` headings)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for start in range(0, len(entries), per_document):
+        chunk = entries[start:start + per_document]
+        lines = [f"# Generated FAQ {start // per_document}", ""]
+        for entry in chunk:
+            lines += [f"## {entry.title}?", "", entry.body, ""]
+        (folder / f"faq-{start // per_document:04d}.md").write_text("\n".join(lines), encoding="utf-8")
+
+
+def make_queries(entries: list[BenchEntry], count: int, seed: int = 11) -> list[BenchQuery]:
+    """Labelled queries of four kinds, each answered by one known entry."""
+    rng = random.Random(seed)
+    queries: list[BenchQuery] = []
+    chinese = [e for e in entries if e.lang == "zh"]
+    while len(queries) < count:
+        entry = rng.choice(chinese)
+        product = entry.key.split("_")[0]
+        words = [w for run in HAN_WORD.findall(entry.body.split("```")[0]) for w in [run] if len(run) >= 6]
+        if not words:
+            continue
+        run = rng.choice(words)
+        middle = rng.randrange(1, len(run) - 3)
+        two = run[middle:middle + 2]
+        four = run[middle:middle + 4]
+        queries += [
+            BenchQuery("zh-2char+product", f"{product} {two} {entry.key[-10:-5]}", entry.key),
+            BenchQuery("traditional", f"{four.translate(TRADITIONAL)} {entry.key}", entry.key),
+            BenchQuery("full-width-identifier",
+                       "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in entry.key), entry.key),
+            BenchQuery("identifier", entry.key.upper(), entry.key),
+        ]
+    return queries[:count]
+
+
+class Fts5Baseline:
+    """SQLite FTS5 with the trigram tokenizer over the same entries (raw text, no analysis)."""
+
+    def __init__(self, entries: list[BenchEntry]) -> None:
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE faq USING fts5(key UNINDEXED, title, body, tokenize='trigram')")
+        started = time.perf_counter()
+        self.db.executemany("INSERT INTO faq VALUES (?, ?, ?)", [(e.key, e.title, e.body) for e in entries])
+        self.db.commit()
+        self.build_seconds = time.perf_counter() - started
+
+    def search(self, text: str, limit: int = 10) -> list[str]:
+        """Keys of the best entries: every token of 3+ characters must match (trigram needs 3)."""
+        tokens = ['"' + t.replace('"', '""') + '"' for t in text.split() if len(t) >= 3]
+        if not tokens:
+            return []
+        rows = self.db.execute("SELECT key FROM faq WHERE faq MATCH ? ORDER BY bm25(faq) LIMIT ?",
+                               (" AND ".join(tokens), limit)).fetchall()
+        return [row[0] for row in rows]
