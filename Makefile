@@ -35,8 +35,9 @@ lint: install
 test: lint
 	$(BIN)/pytest
 
-eval: install
+eval: ingest
 	$(BIN)/faq eval ../shared/eval/queries-dev.tsv
+	$(BIN)/faq eval eval/queries-project.tsv
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
