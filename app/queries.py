@@ -129,16 +129,17 @@ class Reader:
 
     # ------------------------------------------------------------ search
 
-    def search(self, query: str, lang: str | None, limit: int, offset: int) -> SearchPage:
+    def search(self, query: str, lang: str | None, limit: int, offset: int,
+               document: str | None = None) -> SearchPage:
         """A page of search results with snippets and translations (cached per generation)."""
-        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset)
+        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document)
         cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
         cached = cache.get(key)
         if cached is not None:
             cache.move_to_end(key)
             return cached.model_copy(update={"query": query})
         with self.snapshot.search_lock:
-            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset, self.glossary())
+            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset, self.glossary(), document)
         ids = [m.id for m in outcome.matches]
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}

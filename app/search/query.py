@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from whoosh.query import And, Or, Query, Term
+from whoosh.query import And, Or, Phrase, Query, Term
 from whoosh.searching import Searcher
 
 from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms
@@ -15,6 +15,7 @@ from app.search.errors import error_signature, looks_like_error
 
 Glossary = Sequence[Sequence[str]]
 HAN = re.compile(HAN_RUN)
+QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 SEARCH_FIELDS = ("title", "errors", "section", "code", "body")
 MAX_QUERY_TERMS = 64
 SNIPPET_CHARS = 180
@@ -67,7 +68,7 @@ def suggest(searcher: Searcher, text: str) -> str | None:
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
-                 glossary: Glossary = ()) -> Outcome:
+                 glossary: Glossary = (), document: str | None = None) -> Outcome:
     """Entries matching `text`: all terms first, then any term; `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
@@ -75,10 +76,10 @@ def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, of
     """
     if looks_like_error(text):
         text = error_signature(text) or text
-    outcome = _run(searcher, text, lang, limit, offset, glossary)
+    outcome = _run(searcher, text, lang, limit, offset, glossary, document)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
-        corrected = _run(searcher, suggestion, lang, limit, offset, glossary)
+        corrected = _run(searcher, suggestion, lang, limit, offset, glossary, document)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
@@ -90,11 +91,31 @@ def _mentions(normalised_query: str, term: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", normalised_query) is not None
 
 
+def _phrase_query(terms: list[str]) -> Query:
+    if len(terms) == 1:
+        return _term_query(terms[0])
+    return Or([Phrase(field, terms) for field in SEARCH_FIELDS])
+
+
 def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
-    """One clause per query term; a glossary term becomes 'it, or any of its equivalents'.
+    """One clause per query term or "quoted phrase"; a glossary term also matches its equivalents.
 
     Returns the clauses and every term worth highlighting (equivalents included).
     """
+    phrases: list[Query] = []
+    quoted_terms: list[str] = []
+    for match in QUOTED.finditer(text):
+        # Index-side terms, the finest one per position (identifier parts, bigrams), so the
+        # phrase lines up with the positions stored in the index.
+        finest: dict[int, str] = {}
+        for term in analyse(match.group(1) or match.group(2)):
+            if term.position not in finest or len(term.text) < len(finest[term.position]):
+                finest[term.position] = term.text
+        words = [finest[p] for p in sorted(finest)]
+        if words:
+            phrases.append(_phrase_query(words))
+            quoted_terms.extend(words)
+    text = QUOTED.sub(" ", text)
     terms = query_terms(text)[:MAX_QUERY_TERMS]
     normalised = normalise_text(text)
     remaining = list(terms)
@@ -117,16 +138,19 @@ def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
         for t in covered:
             remaining.remove(t)
     clauses.extend(_term_query(t) for t in remaining)
-    return clauses, list(dict.fromkeys(highlighted))
+    return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
-         glossary: Glossary = ()) -> Outcome:
+         glossary: Glossary = (), document: str | None = None) -> Outcome:
     clauses, terms = _clauses(text, glossary)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     wanted = offset + limit
-    filter_query = Term("lang", lang) if lang else None
+    filters = [Term("lang", lang)] if lang else []
+    if document:
+        filters.append(Term("document_id", document))
+    filter_query = And(filters) if filters else None
     strict = searcher.search(And(clauses), limit=None, filter=filter_query)
     found = [Match(hit["id"], float(hit.score or 0.0)) for hit in strict]
     total = len(found)

@@ -23,9 +23,10 @@ def search(
     lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    document: Annotated[str | None, Query(description="only entries of this document id", max_length=200)] = None,
 ) -> SearchPage:
-    """Search entries in both languages; best first."""
-    return reader.search(clean_query(q), language_filter(lang), limit, offset)
+    """Search entries in both languages, best first; "quoted words" must appear together."""
+    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None)
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)

@@ -183,3 +183,18 @@ def test_pasted_traceback_finds_the_entry_for_its_error(client: InProcessClient)
                  "ImportError: cannot import name 'cache' from 'functools' (/usr/lib/python3.9/functools.py)\n")
     body = client.get("/api/v1/search", params={"q": traceback}).json()
     assert body["results"][0]["title"] == "Functools Err"
+
+
+@pytest.mark.parametrize(("phrase", "reversed_phrase"), [
+    ('"device-side assert"', '"assert device-side"'),
+    ('"内存碎片"', '"碎片内存"'),
+])
+def test_quoted_phrases_must_appear_in_order(client: InProcessClient, phrase: str, reversed_phrase: str) -> None:
+    assert client.get("/api/v1/search", params={"q": phrase}).json()["total"] >= 1
+    assert client.get("/api/v1/search", params={"q": reversed_phrase}).json()["total"] == 0
+
+
+def test_document_filter_limits_results_to_one_document(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "FSDP", "document": "llama-recipes-faq-en", "limit": 50}).json()
+    assert body["total"] >= 4
+    assert {r["document"]["id"] for r in body["results"]} == {"llama-recipes-faq-en"}
