@@ -16,7 +16,7 @@ health_router = APIRouter(tags=["health"])
 
 
 @router.get("/search", response_model=SearchPage)
-def search(
+async def search(
     reader: ReaderDep,
     q: Annotated[str | None, Query(description="words, an identifier, or a pasted error",
                                    max_length=MAX_QUERY_LENGTH)] = None,
@@ -30,24 +30,24 @@ def search(
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)
-def entry(reader: ReaderDep, entry_id: str) -> EntryDetail:
+async def entry(reader: ReaderDep, entry_id: str) -> EntryDetail:
     """One entry with its answer, translations and related entries."""
     return reader.get_entry(entry_id)
 
 
 @router.get("/documents", response_model=list[DocumentBrief])
-def documents(reader: ReaderDep) -> list[DocumentBrief]:
+async def documents(reader: ReaderDep) -> list[DocumentBrief]:
     """Every document."""
     return reader.list_documents()
 
 
 @router.get("/documents/{document_id}", response_model=DocumentDetail)
-def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
+async def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
     """One document: its entries in order, its text and its translations."""
     return reader.get_document(document_id)
 
 
 @health_router.get("/healthz", response_model=Health)
-def healthz(reader: ReaderDep) -> Health:
+async def healthz(reader: ReaderDep) -> Health:
     """Liveness and counts."""
     return reader.health()
