@@ -143,14 +143,15 @@ def _regions(blocks: Sequence[SyntaxTreeNode], line_count: int) -> list[_Region]
     for i, region in enumerate(regions):
         if region.heading is None:
             continue
+        descendants: list[_Region] = []
         for later in regions[i + 1:]:
             if later.level <= region.level:
                 break
+            descendants.append(later)
+        if descendants:
             region.is_leaf = False
-            if not region.child_titles or later.level == min(
-                r.level for r in regions[i + 1:] if r.level > region.level
-            ):
-                region.child_titles.append(later.title)
+            child_level = min(d.level for d in descendants)
+            region.child_titles = [d.title for d in descendants if d.level == child_level]
     return regions
 
 
