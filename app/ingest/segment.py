@@ -45,6 +45,8 @@ ERROR_WORDS = re.compile(
     r"timeout|\boom\b|killed|undefined|报错|错误|失败|异常|无法|出错|超时"
 )
 TABLE_QUESTION_HEADER = re.compile(r"(?i)报错|错误|error|问题|question|issue|症状|symptom|现象|message")
+# GitHub emoji shortcodes (`:rocket:`, a `[(:link:)](url)` link): decoration, not words.
+EMOJI_SHORTCODE = re.compile(r"\(\s*:[a-z0-9_+-]+:\s*\)|(?<![\w:]):[a-z0-9_+-]+:(?![\w:])")
 GENERIC_TITLES = {
     "note", "notes", "tip", "tips", "other", "others", "misc", "error", "errors", "warning",
     "注意", "备注", "提示", "其他", "其它", "说明", "报错", "错误", "问题",
@@ -385,8 +387,9 @@ def _trim(text: str) -> str:
 
 
 def heading_text(node: SyntaxTreeNode) -> str:
-    """Plain text of a heading node (HTML anchors and markup dropped)."""
-    return paragraph_text(node)
+    """Plain text of a heading node (HTML anchors, markup and emoji shortcodes dropped)."""
+    text = EMOJI_SHORTCODE.sub("", paragraph_text(node))
+    return " ".join(text.split()) or paragraph_text(node)
 
 
 def paragraph_text(node: SyntaxTreeNode) -> str:

@@ -133,3 +133,10 @@ def test_segment_breadcrumb_never_repeats_the_document_title() -> None:
     assert all(e.section == () for e in doc.entries)
     evalscope_like = "# FAQ\n\n## Install\n\n**Q: How?**\n\n**A:** So.\n\n**Q: Why?**\n\nBecause.\n"
     assert [e.section for e in segment_markdown(evalscope_like).entries] == [("Install",), ("Install",)]
+
+
+def test_segment_drops_emoji_shortcodes_from_titles_and_breadcrumbs() -> None:
+    text = "# Notes\n\n## DeepSpeed :rocket:\n\n### ZeRO [(:link:)](https://example.org/zero)\n\nUse stage 2.\n"
+    (entry,) = segment_markdown(text).entries
+    assert entry.title == "ZeRO" and entry.section == ("DeepSpeed",)
+    assert segment_markdown("## Q10: Error:\n\ntext\n").entries[0].title.endswith("Error")
