@@ -45,7 +45,9 @@ class BenchQuery:
 
 
 def _sentences(texts: list[str]) -> list[str]:
-    return [s.strip() for t in texts for s in SENTENCE.findall(t) if len(s.strip()) > 8]
+    # A sentence that starts with '#' (a code comment in the source) would become a heading.
+    cleaned = (s.strip().lstrip("#").strip() for t in texts for s in SENTENCE.findall(t))
+    return [s for s in cleaned if len(s) > 8]
 
 
 def generate(pool: dict[str, tuple[list[str], list[str]]], count: int, seed: int = 7) -> list[BenchEntry]:
