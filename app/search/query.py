@@ -16,7 +16,12 @@ from app.search.errors import error_signature, looks_like_error
 Glossary = Sequence[Sequence[str]]
 HAN = re.compile(HAN_RUN)
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
-SEARCH_FIELDS = ("title", "errors", "section", "code", "body")
+# The body holds breadcrumb, prose and code; the error field serves pasted errors. Two or
+# three fields per term instead of five: same quality on the dev and project queries, and
+# the search takes about half the time (measured side by side).
+SEARCH_FIELDS = ("title", "body")
+ERROR_FIELDS = ("title", "errors", "body")
+Fields = tuple[str, ...]
 MAX_QUERY_TERMS = 64
 SNIPPET_CHARS = 180
 EQUIVALENT_WEIGHT = 0.5  # a glossary equivalent counts, but less than the words the reader typed
@@ -42,8 +47,8 @@ class Outcome:
     suggestion: str | None = None
 
 
-def _term_query(term: str, weight: float = 1.0) -> Query:
-    return Or([Term(field, term, boost=weight) for field in SEARCH_FIELDS])
+def _term_query(term: str, fields: Fields, weight: float = 1.0) -> Query:
+    return Or([Term(field, term, boost=weight) for field in fields])
 
 
 def suggest(searcher: Searcher, text: str) -> str | None:
@@ -74,12 +79,14 @@ def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, of
     A pasted error or traceback is searched by its signature; a query that finds nothing
     and looks misspelled is searched as corrected, and the correction is returned.
     """
+    fields: Fields = SEARCH_FIELDS
     if looks_like_error(text):
         text = error_signature(text) or text
-    outcome = _run(searcher, text, lang, limit, offset, glossary, document)
+        fields = ERROR_FIELDS
+    outcome = _run(searcher, text, lang, limit, offset, glossary, document, fields)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
-        corrected = _run(searcher, suggestion, lang, limit, offset, glossary, document)
+        corrected = _run(searcher, suggestion, lang, limit, offset, glossary, document, fields)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
@@ -91,13 +98,13 @@ def _mentions(normalised_query: str, term: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", normalised_query) is not None
 
 
-def _phrase_query(terms: list[str]) -> Query:
+def _phrase_query(terms: list[str], fields: Fields) -> Query:
     if len(terms) == 1:
-        return _term_query(terms[0])
-    return Or([Phrase(field, terms) for field in SEARCH_FIELDS])
+        return _term_query(terms[0], fields)
+    return Or([Phrase(field, terms) for field in fields])
 
 
-def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
+def _clauses(text: str, glossary: Glossary, fields: Fields) -> tuple[list[Query], list[str]]:
     """One clause per query term or "quoted phrase"; a glossary term also matches its equivalents.
 
     Returns the clauses and every term worth highlighting (equivalents included).
@@ -113,7 +120,7 @@ def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
                 finest[term.position] = term.text
         words = [finest[p] for p in sorted(finest)]
         if words:
-            phrases.append(_phrase_query(words))
+            phrases.append(_phrase_query(words, fields))
             quoted_terms.extend(words)
     text = QUOTED.sub(" ", text)
     terms = query_terms(text)[:MAX_QUERY_TERMS]
@@ -128,22 +135,22 @@ def _clauses(text: str, glossary: Glossary) -> tuple[list[Query], list[str]]:
         covered = query_terms(phrase)
         if not covered or not all(t in remaining for t in covered):
             continue
-        options: list[Query] = [And([_term_query(t) for t in covered])]
+        options: list[Query] = [And([_term_query(t, fields) for t in covered])]
         for other in group:
             other_terms = query_terms(other)
             if other != phrase and other_terms:
-                options.append(And([_term_query(t, EQUIVALENT_WEIGHT) for t in other_terms]))
+                options.append(And([_term_query(t, fields, EQUIVALENT_WEIGHT) for t in other_terms]))
                 highlighted.extend(other_terms)
         clauses.append(Or(options))
         for t in covered:
             remaining.remove(t)
-    clauses.extend(_term_query(t) for t in remaining)
+    clauses.extend(_term_query(t, fields) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
-         glossary: Glossary = (), document: str | None = None) -> Outcome:
-    clauses, terms = _clauses(text, glossary)
+         glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS) -> Outcome:
+    clauses, terms = _clauses(text, glossary, fields)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     wanted = offset + limit
