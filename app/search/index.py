@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,9 @@ from whoosh.fields import ID, TEXT, Schema
 from app.search.analysis import bilingual_analyzer
 from app.search.errors import error_field_text
 
-FIELD_BOOSTS = {"title": 4.0, "errors": 2.0, "body": 1.0}
+FIELD_BOOSTS = {"title": 4.0, "errors": 2.0, "code": 1.5, "body": 1.0}
+CODE_BLOCK = re.compile(r"^( {0,3})(```|~~~)[^\n]*\n(.*?)^\1\2", re.MULTILINE | re.DOTALL)
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
 @dataclass(frozen=True)
@@ -40,9 +43,17 @@ def build_schema() -> Schema:
         # The breadcrumb and the answer (code included): one field keeps queries fast.
         body=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["body"]),
         errors=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["errors"]),
+        code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
         # Unstemmed words, only for spelling suggestions ("did you mean").
         vocabulary=TEXT(analyzer=RegexTokenizer(r"[A-Za-z][A-Za-z_\-]{2,}") | LowercaseFilter()),
     )
+
+
+def code_text(markdown: str) -> str:
+    """The code in a piece of markdown: fenced blocks and inline code spans."""
+    blocks = [m.group(3) for m in CODE_BLOCK.finditer(markdown)]
+    spans = INLINE_CODE.findall(CODE_BLOCK.sub("", markdown))
+    return "\n".join(blocks + spans)
 
 
 def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
@@ -57,6 +68,7 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
                 id=entry.id, document_id=entry.document_id, lang=entry.lang,
                 title=entry.title, body=f"{entry.section}\n{entry.body_text}",
                 errors=error_field_text(entry.title, entry.body_markdown),
+                code=code_text(entry.body_markdown),
                 vocabulary=f"{entry.title}\n{entry.section}\n{entry.body_text}",
             )
             count += 1

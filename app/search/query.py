@@ -21,6 +21,8 @@ QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 # the search takes about half the time (measured side by side).
 SEARCH_FIELDS = ("title", "body")
 ERROR_FIELDS = ("title", "errors", "body")
+CODE_FIELDS = ("title", "code", "body")  # for queries that look like code: identifiers, `spans`
+CODE_LIKE = re.compile(r"`|\w[._/]\w|\b[A-Z0-9]+_[A-Z0-9_]+\b|==")
 Fields = tuple[str, ...]
 MAX_QUERY_TERMS = 64
 SNIPPET_CHARS = 180
@@ -79,7 +81,7 @@ def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, of
     A pasted error or traceback is searched by its signature; a query that finds nothing
     and looks misspelled is searched as corrected, and the correction is returned.
     """
-    fields: Fields = SEARCH_FIELDS
+    fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
     if looks_like_error(text):
         text = error_signature(text) or text
         fields = ERROR_FIELDS

@@ -38,3 +38,19 @@ def test_project_queries_cover_each_failure_kind(seeded: Settings) -> None:
     result = evaluate(seeded, queries)
     assert result.total >= 12
     assert result.failures == [], [(q.id, rank) for q, rank in result.failures]
+
+
+def test_code_like_queries_are_recognised() -> None:
+    from app.search.query import CODE_LIKE
+
+    for query in ("PYTORCH_CUDA_ALLOC_CONF", "pad_token_id", "torch.compile", "`ds_report`", "peft==0.3.0"):
+        assert CODE_LIKE.search(query), query
+    for query in ("内存碎片 OOM", "how to fine-tune llama", "deepspeed 版本 不稳定"):
+        assert not CODE_LIKE.search(query), query
+
+
+def test_code_text_collects_fenced_blocks_and_inline_spans() -> None:
+    from app.search.index import code_text
+
+    markdown = "Run `ds_report` first.\n\n```bash\nexport CUDA_HOME=/usr/local/cuda\n```\n\nThen train."
+    assert code_text(markdown).split() == ["export", "CUDA_HOME=/usr/local/cuda", "ds_report"]
