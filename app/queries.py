@@ -28,10 +28,11 @@ from app.models import (
     SearchPage,
 )
 from app.search.analysis import normalise_text
-from app.search.query import make_snippet, search_index
+from app.search.query import Match, make_snippet, search_index
 
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
+GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
 
 
 class NotFound(LookupError):
@@ -130,24 +131,34 @@ class Reader:
     # ------------------------------------------------------------ search
 
     def search(self, query: str, lang: str | None, limit: int, offset: int,
-               document: str | None = None) -> SearchPage:
-        """A page of search results with snippets and translations (cached per generation)."""
-        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document)
+               document: str | None = None, prefer: str | None = None) -> SearchPage:
+        """A page of search results with snippets and translations (cached per generation).
+
+        An entry and its translation are one result: the one in the `prefer`red language
+        (else the better ranked), with the other listed under `translations`.
+        """
+        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer)
         cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
         cached = cache.get(key)
         if cached is not None:
             cache.move_to_end(key)
             return cached.model_copy(update={"query": query})
+        depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
         with self.snapshot.search_lock:
-            outcome = search_index(self.snapshot.searcher, query, lang, limit, offset, self.glossary(), document)
-        ids = [m.id for m in outcome.matches]
+            outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document)
+        grouped, total = outcome.matches, outcome.total
+        if not lang:
+            grouped, merged = self._group_translations(outcome.matches, prefer)
+            total -= merged
+        page_matches = grouped[offset:offset + limit]
+        ids = [m.id for m in page_matches]
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}
         docs = {d.id: d for d in self.session.exec(
             select(Document).where(col(Document.id).in_({e.document_id for e in rows})))} if rows else {}
         translations = self._linked(ids, "translation")
         results: list[SearchHit] = []
-        for match in outcome.matches:
+        for match in page_matches:
             entry = entries.get(match.id)
             if entry is None:
                 continue
@@ -159,13 +170,35 @@ class Reader:
                 snippet=make_snippet(entry.body_text or entry.title, outcome.terms),
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
             ))
-        page = SearchPage(query=query, total=outcome.total, limit=limit, offset=offset,
+        page = SearchPage(query=query, total=total, limit=limit, offset=offset,
                           suggestion=outcome.suggestion, results=results)
         if self.cache_size:
             cache[key] = page
             while len(cache) > self.cache_size:
                 cache.popitem(last=False)
         return page
+
+    def _group_translations(self, matches: list[Match], prefer: str | None) -> tuple[list[Match], int]:
+        """Matches with each translation pair folded into one, and how many were folded away."""
+        ids = [m.id for m in matches]
+        if not ids:
+            return matches, 0
+        languages = dict(self.session.exec(select(Entry.id, Entry.lang).where(col(Entry.id).in_(ids))).all())
+        partners: dict[str, list[str]] = {}
+        for link in self.session.exec(select(EntryLink).where(
+                col(EntryLink.source_id).in_(ids), EntryLink.kind == "translation")):
+            partners.setdefault(link.source_id, []).append(link.target_id)
+        present = set(ids)
+        seen: set[str] = set()
+        grouped: list[Match] = []
+        for match in matches:
+            if match.id in seen:
+                continue
+            group = [match.id, *(p for p in partners.get(match.id, []) if p in present)]
+            seen.update(group)
+            chosen = next((i for i in group if languages.get(i) == prefer), match.id)
+            grouped.append(Match(chosen, match.score))
+        return grouped, len(matches) - len(grouped)
 
     def glossary(self) -> list[list[str]]:
         """The glossary stored with this generation (read once per generation)."""

@@ -74,7 +74,7 @@ def suggest(searcher: Searcher, text: str) -> str | None:
     return corrected if changed else None
 
 
-def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
+def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
                  glossary: Glossary = (), document: str | None = None) -> Outcome:
     """Entries matching `text`: all terms first, then any term; `lang` filters by language.
 
@@ -85,10 +85,10 @@ def search_index(searcher: Searcher, text: str, lang: str | None, limit: int, of
     if looks_like_error(text):
         text = error_signature(text) or text
         fields = ERROR_FIELDS
-    outcome = _run(searcher, text, lang, limit, offset, glossary, document, fields)
+    outcome = _run(searcher, text, lang, depth, glossary, document, fields)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
-        corrected = _run(searcher, suggestion, lang, limit, offset, glossary, document, fields)
+        corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
@@ -150,12 +150,13 @@ def _clauses(text: str, glossary: Glossary, fields: Fields) -> tuple[list[Query]
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
-def _run(searcher: Searcher, text: str, lang: str | None, limit: int, offset: int,
+def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
          glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS) -> Outcome:
+    """The best `depth` matches (all terms first, then any term) and the total."""
     clauses, terms = _clauses(text, glossary, fields)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
-    wanted = offset + limit
+    wanted = depth
     filters = [Term("lang", lang)] if lang else []
     if document:
         filters.append(Term("document_id", document))
@@ -169,7 +170,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, limit: int, offset: in
         extra = [Match(hit["id"], float(hit.score or 0.0)) for hit in loose if hit.docnum not in seen]
         found.extend(extra)
         total += len(extra)
-    return Outcome(total=total, matches=found[offset:wanted], terms=terms)
+    return Outcome(total=total, matches=found[:wanted], terms=terms)
 
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
@@ -24,9 +24,14 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     document: Annotated[str | None, Query(description="only entries of this document id", max_length=200)] = None,
+    prefer: Annotated[Literal["en", "zh"] | None, Query(
+        description="with lang=any, show a translated pair in this language")] = None,
 ) -> SearchPage:
-    """Search entries in both languages, best first; "quoted words" must appear together."""
-    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None)
+    """Search entries in both languages, best first; "quoted words" must appear together.
+
+    An entry and its translation come back as one result (its `translations` name the other).
+    """
+    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer)
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.ingest.language import HAN
 from app.queries import MAX_QUERY_LENGTH
 from app.web.deps import ReaderDep
 from app.web.errors import BadRequest
@@ -90,7 +91,9 @@ def search_page(
     except BadRequest as exc:
         return _render(request, "pages/search.html", ui_lang, None,
                        {"q": q[:200], "lang": lang, "page": None, "error": str(exc)}, status=422)
-    page = reader.search(query, language_filter(lang), PAGE_SIZE, offset)
+    # A reader who types Chinese reads Chinese; otherwise the browser's language decides.
+    prefer = "zh" if HAN.search(query) else ui_lang
+    page = reader.search(query, language_filter(lang), PAGE_SIZE, offset, prefer=prefer)
 
     def link(new_offset: int) -> str:
         return "/search?" + urlencode({"q": query, "lang": lang, "offset": new_offset})

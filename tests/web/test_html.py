@@ -97,3 +97,11 @@ def test_entry_page_shows_a_discreet_notice_on_repaired_text(client: InProcessCl
 def test_search_page_offers_did_you_mean(client: InProcessClient) -> None:
     page = client.get("/search", params={"q": "bitsandbites"}).text
     assert "Did you mean" in page and "bitsandbytes" in page
+
+
+def test_search_page_shows_a_pair_in_the_language_typed(client: InProcessClient) -> None:
+    chinese = client.get("/search", params={"q": "内存碎片"}, headers={"Accept-Language": "en"}).text
+    assert '<li class="result" lang="zh-Hans">' in chinese and 'class="badge other"' in chinese
+    english = client.get("/search", params={"q": "memory fragmentations"}, headers={"Accept-Language": "en"}).text
+    first = english.split('<li class="result"', 2)[1]
+    assert first.startswith(' lang="en"')
