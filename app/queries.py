@@ -28,7 +28,7 @@ from app.models import (
     SearchPage,
 )
 from app.search.analysis import normalise_text
-from app.search.query import Match, make_snippet, search_index
+from app.search.query import Match, make_snippet, search_index, search_raw
 
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
@@ -131,13 +131,13 @@ class Reader:
     # ------------------------------------------------------------ search
 
     def search(self, query: str, lang: str | None, limit: int, offset: int,
-               document: str | None = None, prefer: str | None = None) -> SearchPage:
+               document: str | None = None, prefer: str | None = None, raw: bool = False) -> SearchPage:
         """A page of search results with snippets and translations (cached per generation).
 
         An entry and its translation are one result: the one in the `prefer`red language
         (else the better ranked), with the other listed under `translations`.
         """
-        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer)
+        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw)
         cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
         cached = cache.get(key)
         if cached is not None:
@@ -145,7 +145,10 @@ class Reader:
             return cached.model_copy(update={"query": query})
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
         with self.snapshot.search_lock:
-            outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document)
+            if raw:
+                outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
+            else:
+                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document)
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)

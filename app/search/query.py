@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from whoosh.qparser import MultifieldParser
 from whoosh.query import And, Or, Phrase, Query, Term
 from whoosh.searching import Searcher
 
@@ -72,6 +73,17 @@ def suggest(searcher: Searcher, text: str) -> str | None:
 
     corrected = WORD.sub(fix, text)
     return corrected if changed else None
+
+
+def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, document: str | None = None) -> Outcome:
+    """Whoosh query syntax (`title:fsdp AND body:grad`, wildcards, groups) for those who ask for it."""
+    parsed = MultifieldParser(list(SEARCH_FIELDS), searcher.schema).parse(text)
+    terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
+    filters = [Term("lang", lang)] if lang else []
+    if document:
+        filters.append(Term("document_id", document))
+    hits = searcher.search(parsed, limit=depth, filter=And(filters) if filters else None)
+    return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,

@@ -26,12 +26,16 @@ async def search(
     document: Annotated[str | None, Query(description="only entries of this document id", max_length=200)] = None,
     prefer: Annotated[Literal["en", "zh"] | None, Query(
         description="with lang=any, show a translated pair in this language")] = None,
+    syntax: Annotated[Literal["plain", "raw"], Query(
+        description="plain (default): the query is text; raw: Whoosh query syntax (field:term, AND, OR, NOT, *)",
+    )] = "plain",
 ) -> SearchPage:
     """Search entries in both languages, best first; "quoted words" must appear together.
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
-    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer)
+    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
+                         raw=syntax == "raw")
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)

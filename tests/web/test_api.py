@@ -209,3 +209,12 @@ def test_translation_pairs_are_one_result_in_the_preferred_language(client: InPr
         assert body["total"] == len(ids)
         paired = [r for r in body["results"] if r["translations"]]
         assert paired and all(r["lang"] == prefer for r in paired)
+
+
+def test_raw_query_syntax_only_when_asked(client: InProcessClient) -> None:
+    plain = client.get("/api/v1/search", params={"q": "title:fsdp AND body:freeze"}).json()
+    raw = client.get("/api/v1/search", params={"q": "title:fsdp AND body:freeze", "syntax": "raw"}).json()
+    assert raw["results"] and all("FSDP" in r["title"] for r in raw["results"])
+    assert raw["total"] <= plain["total"]
+    assert client.get("/api/v1/search", params={"q": "(((", "syntax": "raw"}).json()["results"] == []
+    assert client.get("/api/v1/search", params={"q": "x", "syntax": "sql"}).status_code == 422
