@@ -90,8 +90,9 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
 def _indexed_entries(engine: Engine) -> Iterator[IndexedEntry]:
     """Index rows read back from the database: the index is always derived from it."""
     with Session(engine) as session:
+        titles = {d.id: d.title for d in session.exec(select(Document))}
         for entry in session.exec(select(Entry).order_by(col(Entry.document_id), col(Entry.position))):
-            section = " ".join(json.loads(entry.section))
+            section = " ".join([titles.get(entry.document_id, ""), *json.loads(entry.section)])
             yield IndexedEntry(
                 id=entry.id, document_id=entry.document_id, lang=entry.lang, title=entry.title,
                 section=section, body_markdown=entry.body_markdown, body_text=entry.body_text,

@@ -27,7 +27,7 @@ class IndexedEntry:
     document_id: str
     lang: str
     title: str
-    section: str  # breadcrumb, space separated
+    section: str  # document title and breadcrumb, space separated
     body_markdown: str
     body_text: str
 
@@ -40,7 +40,7 @@ def build_schema() -> Schema:
         document_id=ID(stored=True),
         lang=ID(stored=True),
         title=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["title"]),
-        # The breadcrumb and the answer (code included): one field keeps queries fast.
+        # Document title, breadcrumb and answer (code included): one field keeps queries fast.
         body=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["body"]),
         errors=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["errors"]),
         code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
