@@ -119,6 +119,23 @@ def _repair_self_test() -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
+    from app.linkeval import evaluate_links
+
+    corpus = Path(args.corpus)
+    if not corpus.is_dir():
+        print(f"faq eval-links: no corpus folder at {corpus}", file=sys.stderr)
+        return EXIT_USAGE
+    for renamed in (False, True):
+        print("files renamed to meaningless names (content only):" if renamed else "files as laid out:")
+        print(f"  {'folder':<14} {'pairs':>6} {'correct':>8} {'gold':>5} {'precision':>10} {'recall':>7} "
+              f"{'unpaired paired':>16}")
+        for score in evaluate_links(corpus, renamed):
+            print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
+                  f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(prog="faq", description="Bilingual FAQ portal")
@@ -136,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--self-test", action="store_true",
                        help="damage a clean sample the way seed 004 was damaged, repair it, print the figures")
     check.set_defaults(handler=_check)
+    links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
+    links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR")
+    links.set_defaults(handler=_eval_links)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
     evaluation.add_argument("queries", metavar="QUERIES.tsv")
     evaluation.set_defaults(handler=_eval)
