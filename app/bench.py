@@ -16,15 +16,13 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
-from sqlmodel import select
 
 from app.benchcorpus import Fts5Baseline, generate, make_queries, write_corpus
 from app.config import Settings
-from app.db import DataStore
 from app.evaluation import read_queries
 from app.ingest.pipeline import run_ingest
 from app.localserver import ROOT, running_server
-from app.models import Entry
+from app.queries import all_entries
 
 DEFAULT_QUERIES = ROOT.parent / "shared" / "eval" / "queries-dev.tsv"
 FALLBACK_QUERIES = ["FSDP", "显存", "PYTORCH_CUDA_ALLOC_CONF", "内存碎片", "deepspeed 版本", "fused_adam"]
@@ -61,29 +59,19 @@ def bench_server(data: Path, queries: list[str], rounds: int, cache: bool) -> tu
     return cold, latencies
 
 
+Pool = dict[str, tuple[list[str], list[str]]]
+
+
 def _pool(data: Path) -> Pool:
     """Titles and answers per language from an ingested generation, to recombine."""
-    store = DataStore(Settings(data_dir=data, database_url=""))
-    try:
-        with store.session() as session:
-            entries = session.exec(select(Entry)).all()
-    finally:
-        store.close()
+    entries = all_entries(Settings(data_dir=data, database_url=""))
     return {lang: ([e.title for e in entries if e.lang == lang], [e.body_text for e in entries if e.lang == lang])
             for lang in ("en", "zh")}
 
 
 def _keys_by_id(data: Path) -> dict[str, str]:
-    store = DataStore(Settings(data_dir=data, database_url=""))
-    try:
-        with store.session() as session:
-            return {e.id: m.group(1).lower() for e in session.exec(select(Entry))
-                    if (m := re.search(r"export ([A-Z0-9_]+)=1", e.body_markdown))}
-    finally:
-        store.close()
-
-
-Pool = dict[str, tuple[list[str], list[str]]]
+    return {e.id: m.group(1).lower() for e in all_entries(Settings(data_dir=data, database_url=""))
+            if (m := re.search(r"export ([A-Z0-9_]+)=1", e.body_markdown))}
 
 
 def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str, str]]:

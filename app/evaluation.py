@@ -6,11 +6,8 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlmodel import select
-
 from app.config import Settings
-from app.db import DataStore
-from app.models import Entry
+from app.queries import all_entries
 from app.web.inprocess import InProcessClient
 
 MRR_DEPTH = 10
@@ -62,13 +59,7 @@ def read_queries(path: Path) -> list[EvalQuery]:
 
 def _entry_texts(settings: Settings) -> dict[str, str]:
     """Each entry's searchable text, lower-cased, for matching fingerprints."""
-    store = DataStore(settings)
-    try:
-        with store.session() as session:
-            return {e.id: f"{e.title}\n{e.question}\n{e.body_markdown}".lower()
-                    for e in session.exec(select(Entry))}
-    finally:
-        store.close()
+    return {e.id: f"{e.title}\n{e.question}\n{e.body_markdown}".lower() for e in all_entries(settings)}
 
 
 def evaluate(settings: Settings, queries: list[EvalQuery]) -> EvalResult:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, func, select
 
-from app.db import Snapshot
+from app.config import Settings
+from app.db import DataStore, Snapshot
 from app.models import (
     Document,
     DocumentBrief,
@@ -51,6 +52,16 @@ def document_url(document_id: str) -> str:
 
 def _entry_ref(entry: Entry) -> EntryRef:
     return EntryRef(id=entry.id, lang=entry.lang, title=entry.title, url=entry_url(entry.id))
+
+
+def all_entries(settings: Settings) -> list[Entry]:
+    """Every entry of the current generation (for offline tools: eval, bench)."""
+    store = DataStore(settings)
+    try:
+        with store.session() as session:
+            return list(session.exec(select(Entry)))
+    finally:
+        store.close()
 
 
 @dataclass

@@ -86,10 +86,9 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
             documents.append(read)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
-    batch = _build_batch(documents, report)
     glossary, problems = read_glossary(folder)
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
-    batch.notes.extend(IngestNote(path=GLOSSARY_FILE, kind="warning", message=p) for p in problems)
+    batch = _build_batch(documents, report)
     batch.glossary = glossary
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,10 +80,7 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
     """Whoosh query syntax (`title:fsdp AND body:grad`, wildcards, groups) for those who ask for it."""
     parsed = MultifieldParser(list(SEARCH_FIELDS), searcher.schema).parse(text)
     terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
-    filters = [Term("lang", lang)] if lang else []
-    if document:
-        filters.append(Term("document_id", document))
-    hits = searcher.search(parsed, limit=depth, filter=And(filters) if filters else None)
+    hits = searcher.search(parsed, limit=depth, filter=_filter(lang, document))
     return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
 
 
@@ -104,6 +102,14 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
+
+
+def _filter(lang: str | None, document: str | None) -> Query | None:
+    """Restrict results to a language and/or a document."""
+    filters = [Term("lang", lang)] if lang else []
+    if document:
+        filters.append(Term("document_id", document))
+    return And(filters) if filters else None
 
 
 def _mentions(normalised_query: str, term: str) -> bool:
@@ -168,21 +174,18 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     clauses, terms = _clauses(text, glossary, fields)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
-    wanted = depth
-    filters = [Term("lang", lang)] if lang else []
-    if document:
-        filters.append(Term("document_id", document))
-    filter_query = And(filters) if filters else None
+    filter_query = _filter(lang, document)
     strict = searcher.search(And(clauses), limit=None, filter=filter_query)
-    found = [Match(hit["id"], float(hit.score or 0.0)) for hit in strict]
-    total = len(found)
-    if len(clauses) > 1 and total < wanted:
-        seen = {hit.docnum for hit in strict}
+    # Stored ids are read only for the hits returned; the rest are counted by docnum.
+    found = [Match(hit["id"], float(hit.score or 0.0)) for hit in strict[:depth]]
+    total = len(strict)
+    if len(clauses) > 1 and total < depth:
+        seen = set(strict.docs())
         loose = searcher.search(Or(clauses), limit=None, filter=filter_query)
-        extra = [Match(hit["id"], float(hit.score or 0.0)) for hit in loose if hit.docnum not in seen]
-        found.extend(extra)
-        total += len(extra)
-    return Outcome(total=total, matches=found[:wanted], terms=terms)
+        extra = (hit for hit in loose if hit.docnum not in seen)
+        found += [Match(hit["id"], float(hit.score or 0.0)) for hit in itertools.islice(extra, depth - len(found))]
+        total += len(set(loose.docs()) - seen)
+    return Outcome(total=total, matches=found, terms=terms)
 
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
