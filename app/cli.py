@@ -120,8 +120,10 @@ def _repair_self_test() -> int:
 
 
 def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
+    from app.ingest.glossary import read_glossary
     from app.linkeval import evaluate_links
 
+    glossary, _ = read_glossary(settings.content_dir)
     corpus = Path(args.corpus)
     if not corpus.is_dir():
         print(f"faq eval-links: no corpus folder at {corpus}", file=sys.stderr)
@@ -130,7 +132,7 @@ def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
         print("files renamed to meaningless names (content only):" if renamed else "files as laid out:")
         print(f"  {'folder':<14} {'pairs':>6} {'correct':>8} {'gold':>5} {'precision':>10} {'recall':>7} "
               f"{'unpaired paired':>16}")
-        for score in evaluate_links(corpus, renamed):
+        for score in evaluate_links(corpus, renamed, glossary):
             print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
                   f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
     return EXIT_OK

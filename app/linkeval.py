@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.ingest.align import AlignableDocument, pair_documents, pair_entries
-from app.ingest.language import detect_language, language_from_name
-from app.ingest.segment import segment_markdown
+from app.ingest.align import LinkRules
+from app.ingest.pipeline import IngestReport, align_documents, read_documents
+
+Entry = tuple[str, str, str]  # (path in the pool, question, language)
 
 
 @dataclass
@@ -45,48 +47,52 @@ def _rows(path: Path) -> list[list[str]]:
         return list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
 
 
-def score_folder(folder: Path, renamed: bool = False) -> LinkScore:
-    """Segment and pair one folder's documents and compare with its gold files."""
-    score = LinkScore(folder.name)
-    gold = {(r[0], r[1], r[2], r[3]) for r in _rows(folder / "pairs.tsv")}
-    unpaired = {(r[0], r[1]) for r in _rows(folder / "unpaired.tsv")}
-    score.gold = len(gold)
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]]) -> list[tuple[Entry, Entry]]:
+    """Copy `files` (new name → source) into one content folder, read and align them like the ingest."""
     with tempfile.TemporaryDirectory() as work:
-        names = {f: (f"doc{n:02d}.md" if renamed else f) for n, f in enumerate(files)}
-        questions: dict[str, list[str]] = {}
-        documents = []
-        for original, name in names.items():
+        for name, source in files.items():
             target = Path(work) / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(folder / original, target)
-            text = target.read_text(encoding="utf-8")
-            entries = segment_markdown(text).entries
-            questions[original] = [e.question for e in entries]
-            lang = language_from_name(name) or detect_language(text)
-            ids = [f"{original}\x1f{e.question}\x1f{k}" for k, e in enumerate(entries)]
-            documents.append(AlignableDocument(id=original, path=name, lang=lang, translation_of=None, entry_ids=ids))
-        langs = {d.id: d.lang for d in documents}
-        for pair in pair_documents(documents):
-            first = next(d for d in documents if d.id == pair.first)
-            second = next(d for d in documents if d.id == pair.second)
-            for a, b in pair_entries(first.entry_ids, second.entry_ids):
-                (fa, qa, _), (fb, qb, _) = a.split("\x1f"), b.split("\x1f")
-                en, zh = ((fa, qa), (fb, qb)) if langs[fa] == "en" else ((fb, qb), (fa, qa))
-                score.predicted += 1
-                score.correct += (en[0], en[1], zh[0], zh[1]) in gold
-                score.unpaired_violations += (fa, qa) in unpaired or (fb, qb) in unpaired
-    return score
+            shutil.copyfile(source, target)
+        documents = read_documents(Path(work), IngestReport())
+    alignment = align_documents(documents, glossary, LinkRules())
+    where: dict[str, Entry] = {}
+    for doc in documents:
+        for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True):
+            where[entry_id] = (doc.source.relative_path, parsed.question, doc.lang)
+    return [(where[p.first], where[p.second]) for p in alignment.entries]
 
 
-def evaluate_links(corpus: Path, renamed: bool = False) -> list[LinkScore]:
-    """Scores per folder, then the total."""
+def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Sequence[str]] = ()) -> list[LinkScore]:
+    """Scores per folder, then the total; every folder's files are aligned together, in one content folder."""
     folders = sorted(p for p in corpus.iterdir() if (p / "pairs.tsv").is_file())
-    scores = [score_folder(folder, renamed) for folder in folders]
+    files: dict[str, Path] = {}
+    origin: dict[str, tuple[str, str]] = {}  # name in the pool → (folder, path in the folder)
+    for folder in folders:
+        for path in sorted(folder.rglob("*.md")):
+            relative = path.relative_to(folder).as_posix()
+            name = f"doc{len(files):03d}.md" if renamed else f"{folder.name}/{relative}"
+            files[name] = path
+            origin[name] = (folder.name, relative)
+    scores = {folder.name: LinkScore(folder.name) for folder in folders}
+    gold: set[tuple[str, str, str, str, str]] = set()
+    unpaired: set[tuple[str, str, str]] = set()
+    for folder in folders:
+        gold |= {(folder.name, *row[:4]) for row in _rows(folder / "pairs.tsv")}  # type: ignore[misc]
+        unpaired |= {(folder.name, row[0], row[1]) for row in _rows(folder / "unpaired.tsv")}
+        scores[folder.name].gold = len(_rows(folder / "pairs.tsv"))
+    for first, second in _predicted_pairs(files, glossary):
+        en, zh = (first, second) if first[2] == "en" else (second, first)
+        (en_folder, en_file), (zh_folder, zh_file) = origin[en[0]], origin[zh[0]]
+        score = scores[en_folder]
+        score.predicted += 1
+        score.correct += en_folder == zh_folder and (en_folder, en_file, en[1], zh_file, zh[1]) in gold
+        score.unpaired_violations += ((en_folder, en_file, en[1]) in unpaired) + (
+            (zh_folder, zh_file, zh[1]) in unpaired)
     total = LinkScore("overall")
-    for s in scores:
+    for s in scores.values():
         total.predicted += s.predicted
         total.correct += s.correct
         total.gold += s.gold
         total.unpaired_violations += s.unpaired_violations
-    return [*scores, total]
+    return [*scores.values(), total]

@@ -1,20 +1,48 @@
-"""Pair documents that translate each other, and their entries.
+"""Pair the documents that translate each other, then align their entries.
 
-This first version pairs documents by naming convention (`faq.en.md`/`faq.zh.md`,
-`FAQ.md`/`FAQ_zh.md`, `en/faq.md`/`zh_cn/faq.md`) or front matter (`translation_of:`), and
-pairs their entries by position when both have the same number of entries.
+Documents pair by what an editor said first (`links.tsv`, front matter `translation_of:`),
+then by file names that differ only by a language marker (`faq.md`/`faq.zh.md`,
+`FAQ.md`/`FAQ_zh.md`, `en/x.md`/`zh_cn/x.md`, `source_en/x.md`/`source/x.md`), then by content
+alone: two documents whose entries align well on shared anchors translate each other.
+
+Entries of a document pair are aligned by dynamic programming over anchor similarity
+(monotonic, like sentence alignment), then entries that moved are paired when they are
+each other's clear best match, then a lone pair left between two aligned pairs is paired
+when it shares at least some anchor. Nothing pairs without shared evidence.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from app.ingest.anchors import anchor_weights
 
 LANG_MARKERS = re.compile(
     r"(?i)(?:(?<=[._-])|^)(?:zh[_-](?:cn|hans|hant|tw)|zh|cn|en[_-]us|en)(?=[._/-]|$)"
 )
 DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-]cn|zh|en)(/)")
+
+MIN_SIMILARITY = 0.12  # an aligned pair shares at least this share of its anchor weight
+MOVED_SIMILARITY = 0.6  # an entry paired out of order must be this similar, stand out, and be mutually best
+MOVED_MARGIN = 1.3
+NEIGHBOURS = 3  # candidates each entry's margin is measured against
+CONTEXT_GAP = 2  # up to this many unaligned entries on each side, between aligned pairs
+CONFIDENT = 0.25  # pairs below this similarity (or found by order alone) are listed by `faq check`
+POSITION_WEIGHT = 0.05  # breaks ties between equally similar candidates by relative position
+DOCUMENT_COVERAGE = 0.5  # content pairing: share of the smaller document's entries aligned
+DOCUMENT_CANDIDATES = 3  # content pairing: candidates per document, by shared anchors
+
+
+@dataclass(frozen=True)
+class AlignableEntry:
+    """What alignment needs to know about an entry."""
+
+    id: str
+    anchors: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -24,8 +52,9 @@ class AlignableDocument:
     id: str
     path: str
     lang: str
-    translation_of: str | None
-    entry_ids: Sequence[str]
+    entries: Sequence[AlignableEntry]
+    translation_of: str | None = None  # front matter: the path of the document this translates
+    not_translation_of: frozenset[str] = frozenset()  # front matter: paths never to pair with
 
 
 @dataclass(frozen=True)
@@ -34,7 +63,42 @@ class DocumentPair:
 
     first: str
     second: str
-    method: str
+    method: str  # "links.tsv" | "front-matter" | "file-name" | "content"
+    score: float
+
+
+@dataclass(frozen=True)
+class EntryPair:
+    """Two entries that say the same thing in two languages."""
+
+    first: str
+    second: str
+    method: str  # "anchors" | "moved" | "order" | "links.tsv"
+    score: float
+
+    @property
+    def confident(self) -> bool:
+        """False for pairs an editor should confirm (`faq check` lists them)."""
+        return self.method == "links.tsv" or (self.method == "anchors" and self.score >= CONFIDENT)
+
+
+@dataclass
+class LinkRules:
+    """An editor's overrides: pairs to force and pairs to forbid (documents or entries)."""
+
+    force: list[tuple[str, str]] = field(default_factory=list)
+    forbid: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Alignment:
+    """Every document and entry pair found, with what an editor should look at."""
+
+    documents: list[DocumentPair] = field(default_factory=list)
+    entries: list[EntryPair] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (path, message): to fix
+    review: list[tuple[str, str]] = field(default_factory=list)  # (path, message): pairs to confirm
+    notices: list[tuple[str, str]] = field(default_factory=list)  # (path, message): for information
 
 
 def language_neutral_name(path: str) -> str:
@@ -46,29 +110,317 @@ def language_neutral_name(path: str) -> str:
     return stem.lower()
 
 
-def pair_documents(documents: Sequence[AlignableDocument]) -> list[DocumentPair]:
-    """Pairs of documents that translate each other, explicit metadata first."""
-    by_path = {d.path: d for d in documents}
-    paired: set[str] = set()
-    pairs: list[DocumentPair] = []
-    for doc in documents:
-        target = by_path.get(doc.translation_of or "")
-        if target and target.lang != doc.lang and not {doc.id, target.id} & paired:
-            pairs.append(DocumentPair(doc.id, target.id, "front-matter"))
-            paired |= {doc.id, target.id}
-    groups: dict[str, list[AlignableDocument]] = {}
-    for doc in documents:
-        if doc.id not in paired:
-            groups.setdefault(language_neutral_name(doc.path), []).append(doc)
-    for group in groups.values():
-        langs = {d.lang for d in group}
-        if len(group) == 2 and len(langs) == 2:
-            pairs.append(DocumentPair(group[0].id, group[1].id, "file-name"))
+def similarity_matrix(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry]) -> list[list[float]]:
+    """Weighted Dice similarity of every entry pair over the anchors both documents use."""
+    weights = anchor_weights(e.anchors for e in [*first, *second])
+    shared = frozenset().union(*(e.anchors for e in first)) & frozenset().union(*(e.anchors for e in second))
+    mass_first = [sum(weights[a] for a in e.anchors & shared) for e in first]
+    mass_second = [sum(weights[a] for a in e.anchors & shared) for e in second]
+    matrix = []
+    for i, entry in enumerate(first):
+        own = entry.anchors & shared
+        row = []
+        for j, other in enumerate(second):
+            common = own & other.anchors
+            total = mass_first[i] + mass_second[j]
+            row.append(2 * sum(weights[a] for a in common) / total if common else 0.0)
+        matrix.append(row)
+    return matrix
+
+
+def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry],
+                  forbidden: Iterable[tuple[str, str]] = ()) -> list[EntryPair]:
+    """Entry pairs of two documents that translate each other, in the first's order."""
+    if not first or not second:
+        return []
+    sim = similarity_matrix(first, second)
+    banned = {(a, b) for a, b in forbidden} | {(b, a) for a, b in forbidden}
+    for i, entry in enumerate(first):
+        for j, other in enumerate(second):
+            if (entry.id, other.id) in banned:
+                sim[i][j] = 0.0
+    margin = margin_matrix(sim)
+    matched = _monotonic(sim, margin)
+    _add_moved(sim, margin, matched)
+    _add_by_order(sim, matched)
+    pairs = []
+    for i, (j, method) in sorted(matched.items()):
+        pairs.append(EntryPair(first[i].id, second[j].id, method, round(sim[i][j], 4)))
     return pairs
 
 
-def pair_entries(first: Sequence[str], second: Sequence[str]) -> list[tuple[str, str]]:
-    """Entry pairs of two translated documents (by position, when the counts agree)."""
-    if len(first) != len(second):
-        return []
-    return list(zip(first, second, strict=True))
+def margin_matrix(sim: list[list[float]]) -> list[list[float]]:
+    """How much each pair stands out from its neighbours: similarity over the mean of both top-k.
+
+    Ratio margin (as in bitext mining): a pair is only as good as it is better than the other
+    candidates of its two entries, so entries that resemble everything pair with nothing.
+    """
+    k = NEIGHBOURS
+    row_means = [sum(sorted(row, reverse=True)[:k]) / k for row in sim]
+    columns = list(zip(*sim, strict=True))
+    col_means = [sum(sorted(col, reverse=True)[:k]) / k for col in columns]
+    return [[s / ((row_means[i] + col_means[j]) / 2) if s else 0.0 for j, s in enumerate(row)]
+            for i, row in enumerate(sim)]
+
+
+def _monotonic(sim: list[list[float]], margin: list[list[float]]) -> dict[int, tuple[int, str]]:
+    """The order-keeping alignment of pairs that stand out most, in total (dynamic programming)."""
+    n, m = len(sim), len(sim[0])
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        row, above = best[i], best[i - 1]
+        for j in range(1, m + 1):
+            score = max(above[j], row[j - 1])
+            gain = margin[i - 1][j - 1] - 1
+            if gain > 0 and sim[i - 1][j - 1] >= MIN_SIMILARITY:
+                drift = abs((i - 0.5) / n - (j - 0.5) / m)
+                score = max(score, above[j - 1] + gain + POSITION_WEIGHT * (1 - drift))
+            row[j] = score
+    matched: dict[int, tuple[int, str]] = {}
+    i, j = n, m
+    while i > 0 and j > 0:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            matched[i - 1] = (j - 1, "anchors")
+            i, j = i - 1, j - 1
+    return matched
+
+
+def _add_moved(sim: list[list[float]], margin: list[list[float]], matched: dict[int, tuple[int, str]]) -> None:
+    """Pair entries that moved: unaligned, similar, and each other's best unaligned match."""
+    taken = {j for j, _ in matched.values()}
+    free_first = [i for i in range(len(sim)) if i not in matched]
+    free_second = [j for j in range(len(sim[0])) if j not in taken]
+    for i in free_first:
+        if not free_second:
+            return
+        j = max(free_second, key=lambda col: sim[i][col])
+        if sim[i][j] < MOVED_SIMILARITY or margin[i][j] < MOVED_MARGIN:
+            continue
+        if max(free_first, key=lambda row: sim[row][j]) == i:
+            matched[i] = (j, "moved")
+            free_second.remove(j)
+
+
+def _add_by_order(sim: list[list[float]], matched: dict[int, tuple[int, str]]) -> None:
+    """Pair equal runs of unaligned entries between aligned pairs, when each pair is similar enough.
+
+    Such a pair did not stand out from its neighbours (an entry resembling two others), but its
+    place between two aligned pairs is evidence the similarity alone was not.
+    """
+    anchors = sorted((i, j) for i, (j, method) in matched.items() if method == "anchors")
+    bounds = [(-1, -1), *anchors, (len(sim), len(sim[0]))]
+    taken = {j for j, _ in matched.values()}
+    for (i0, j0), (i1, j1) in itertools.pairwise(bounds):
+        rows = [i for i in range(i0 + 1, i1) if i not in matched]
+        cols = [j for j in range(j0 + 1, j1) if j not in taken]
+        pairs = list(zip(rows, cols, strict=False))
+        if 0 < len(rows) == len(cols) <= CONTEXT_GAP and all(sim[i][j] >= MIN_SIMILARITY for i, j in pairs):
+            for i, j in pairs:
+                matched[i] = (j, "order")
+
+
+def alignment_score(pairs: Sequence[EntryPair], first: int, second: int) -> float:
+    """How well two documents align: the share of the smaller one's entries paired, by similarity."""
+    smaller = min(first, second)
+    if not smaller:
+        return 0.0
+    return len(pairs) / smaller
+
+
+def pair_documents(documents: Sequence[AlignableDocument], rules: LinkRules | None = None) -> Alignment:
+    """Document pairs (explicit first, then names, then content) and their entry alignments."""
+    return _Pairing(documents, rules or LinkRules()).run()
+
+
+class _Pairing:
+    """One run of document pairing with its bookkeeping."""
+
+    def __init__(self, documents: Sequence[AlignableDocument], rules: LinkRules) -> None:
+        self.documents = list(documents)
+        self.by_path = {d.path: d for d in documents}
+        self.by_id = {d.id: d for d in documents}
+        self.entry_document = {e.id: d for d in documents for e in d.entries}
+        self.entry_by_question: dict[str, str] = {}
+        self.rules = rules
+        self.result = Alignment()
+        self.partner: dict[str, str] = {}
+        self.forbidden_documents: set[frozenset[str]] = set()
+        self.forbidden_entries: list[tuple[str, str]] = []
+        self.forced_entries: list[tuple[str, str]] = []
+
+    def run(self) -> Alignment:
+        self._read_rules()
+        self._pair_by_front_matter()
+        self._pair_by_name()
+        self._pair_by_content()
+        self._align_pairs()
+        for doc in self.documents:
+            if doc.id not in self.partner:
+                self.result.notices.append((doc.path, f"no translation found ({doc.lang} only)"))
+        return self.result
+
+    # -- explicit --------------------------------------------------------------------------
+
+    def _resolve(self, reference: str) -> tuple[str, str] | None:
+        """('document', id) or ('entry', id) for a links.tsv reference; None if nothing matches."""
+        if reference in self.by_path:
+            return "document", self.by_path[reference].id
+        if reference in self.entry_document:
+            return "entry", reference
+        if reference in self.by_id:
+            return "document", reference
+        return None
+
+    def _read_rules(self) -> None:
+        for action, pairs in (("forbid", self.rules.forbid), ("force", self.rules.force)):
+            for a, b in pairs:
+                first, second = self._resolve(a), self._resolve(b)
+                if first is None or second is None:
+                    missing = a if first is None else b
+                    self.result.problems.append(("links.tsv", f"{action} {a} ↔ {b}: no document or entry {missing!r}"))
+                    continue
+                if first[0] != second[0]:
+                    self.result.problems.append(
+                        ("links.tsv", f"{action} {a} ↔ {b}: pairs a document with an entry; name two of a kind"))
+                    continue
+                if first[0] == "document" and action == "forbid":
+                    self.forbidden_documents.add(frozenset((first[1], second[1])))
+                elif first[0] == "document":
+                    self._pair(self.by_id[first[1]], self.by_id[second[1]], "links.tsv", 1.0, "links.tsv")
+                elif action == "forbid":
+                    self.forbidden_entries.append((first[1], second[1]))
+                else:
+                    self.forced_entries.append((first[1], second[1]))
+        for doc in self.documents:
+            for path in doc.not_translation_of:
+                other = self.by_path.get(path)
+                if other is None:
+                    self.result.problems.append((doc.path, f"not_translation_of: no document {path!r}"))
+                else:
+                    self.forbidden_documents.add(frozenset((doc.id, other.id)))
+
+    def _pair(self, first: AlignableDocument, second: AlignableDocument, method: str, score: float,
+              where: str) -> bool:
+        """Record a document pair, or report why it cannot be one."""
+        if first.id == second.id:
+            self.result.problems.append((where, f"{first.path} cannot be its own translation"))
+            return False
+        for doc in (first, second):
+            if doc.id in self.partner:
+                taken = self.by_id[self.partner[doc.id]].path
+                if {self.partner[doc.id]} == {first.id, second.id} - {doc.id}:
+                    return False  # already paired with each other
+                self.result.problems.append(
+                    (where, f"{first.path} ↔ {second.path}: {doc.path} is already paired with {taken} "
+                            "(two documents claim the same translation; fix one of them)"))
+                return False
+        if first.lang == second.lang:
+            self.result.problems.append(
+                (where, f"{first.path} ↔ {second.path}: both are {first.lang}; a translation is in the other "
+                        "language (set `lang:` in front matter if one is detected wrongly)"))
+            return False
+        self.partner[first.id], self.partner[second.id] = second.id, first.id
+        self.result.documents.append(DocumentPair(first.id, second.id, method, score))
+        return True
+
+    def _pair_by_front_matter(self) -> None:
+        for doc in self.documents:
+            if not doc.translation_of:
+                continue
+            target = self.by_path.get(doc.translation_of)
+            if target is None:
+                self.result.problems.append(
+                    (doc.path, f"translation_of: no document {doc.translation_of!r} (paths are relative to the "
+                               "content folder)"))
+                continue
+            if self._in_cycle(doc):
+                self.result.problems.append(
+                    (doc.path, f"translation_of forms a cycle through {target.path}; point each translation at "
+                               "the original instead"))
+                continue
+            self._pair(doc, target, "front-matter", 1.0, doc.path)
+
+    def _in_cycle(self, start: AlignableDocument) -> bool:
+        """True when following translation_of from `start` comes back after more than two steps."""
+        seen = [start.id]
+        doc: AlignableDocument | None = start
+        while doc is not None and doc.translation_of:
+            doc = self.by_path.get(doc.translation_of)
+            if doc is None:
+                return False
+            if doc.id in seen:
+                return doc.id == start.id and len(seen) > 2
+            seen.append(doc.id)
+        return False
+
+    # -- implicit --------------------------------------------------------------------------
+
+    def _free(self, doc: AlignableDocument) -> bool:
+        return doc.id not in self.partner
+
+    def _allowed(self, first: AlignableDocument, second: AlignableDocument) -> bool:
+        return frozenset((first.id, second.id)) not in self.forbidden_documents
+
+    def _pair_by_name(self) -> None:
+        groups: dict[str, list[AlignableDocument]] = defaultdict(list)
+        for doc in self.documents:
+            if self._free(doc):
+                groups[language_neutral_name(doc.path)].append(doc)
+        for group in groups.values():
+            candidates = [(a, b) for a in group for b in group
+                          if a.lang < b.lang and self._allowed(a, b)]
+            if len(candidates) == 1:
+                self._pair(*candidates[0], "file-name", 1.0, candidates[0][0].path)
+            elif candidates:  # several files share a name: let content choose among them
+                self._pair_best(candidates, "file-name", minimum=0.0)
+
+    def _pair_by_content(self) -> None:
+        free = [d for d in self.documents if self._free(d) and d.entries]
+        document_anchors = {d.id: frozenset().union(*(e.anchors for e in d.entries)) for d in free}
+        weights = anchor_weights(document_anchors.values())
+        candidates: set[tuple[str, str]] = set()
+        for doc in free:
+            scored = []
+            for other in free:
+                if other.lang == doc.lang or not self._allowed(doc, other):
+                    continue
+                common = document_anchors[doc.id] & document_anchors[other.id]
+                scored.append((sum(weights[a] for a in common), other.id))
+            for _, other_id in sorted(scored, reverse=True)[:DOCUMENT_CANDIDATES]:
+                candidates.add((min(doc.id, other_id), max(doc.id, other_id)))
+        pairs = [(self.by_id[a], self.by_id[b]) for a, b in sorted(candidates)]
+        self._pair_best(pairs, "content", minimum=DOCUMENT_COVERAGE)
+
+    def _pair_best(self, candidates: Sequence[tuple[AlignableDocument, AlignableDocument]], method: str,
+                   minimum: float) -> None:
+        """Pair the best-aligned candidates first, each document at most once."""
+        scored = []
+        for first, second in candidates:
+            pairs = align_entries(first.entries, second.entries)
+            scored.append((alignment_score(pairs, len(first.entries), len(second.entries)), first.id, second.id))
+        for score, first_id, second_id in sorted(scored, reverse=True):
+            first, second = self.by_id[first_id], self.by_id[second_id]
+            if score >= minimum and self._free(first) and self._free(second):
+                self._pair(first, second, method, round(score, 4), first.path)
+
+    # -- entries ---------------------------------------------------------------------------
+
+    def _align_pairs(self) -> None:
+        forced_ids = {e for pair in self.forced_entries for e in pair}
+        for pair in self.result.documents:
+            first, second = self.by_id[pair.first], self.by_id[pair.second]
+            entries_first = [e for e in first.entries if e.id not in forced_ids]
+            entries_second = [e for e in second.entries if e.id not in forced_ids]
+            self.result.entries.extend(align_entries(entries_first, entries_second, self.forbidden_entries))
+        for a, b in self.forced_entries:
+            self.result.entries.append(EntryPair(a, b, "links.tsv", 1.0))
+        for entry_pair in self.result.entries:
+            if not entry_pair.confident:
+                where = self.entry_document[entry_pair.first].path
+                self.result.review.append((where, f"low-confidence pair ({entry_pair.method}, similarity "
+                                                   f"{entry_pair.score:.2f}): {entry_pair.first} ↔ "
+                                                   f"{entry_pair.second}"))

@@ -7,17 +7,20 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tqdm import tqdm
 
 from app.config import Settings
-from app.ingest.align import AlignableDocument, pair_documents, pair_entries
+from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, pair_documents
+from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.ids import document_id, entry_id
 from app.ingest.language import detect_language, entry_language, language_from_name
+from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, segment_markdown
@@ -54,7 +57,9 @@ class IngestReport:
 
 
 @dataclass
-class _ReadDocument:
+class ReadDocument:
+    """A document read, decoded, repaired and segmented: everything before linking and storing."""
+
     source: SourceFile
     id: str
     title: str
@@ -62,7 +67,9 @@ class _ReadDocument:
     markdown: str
     encoding: str
     translation_of: str | None
+    not_translation_of: frozenset[str]
     entries: list[ParsedEntry]
+    entry_ids: list[str]
     repair: RepairResult
 
 
@@ -78,17 +85,15 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
-    sources = list(find_sources(folder))
-    documents: list[_ReadDocument] = []
-    for source in tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False):
-        read = _read_document(source, report)
-        if read is not None:
-            documents.append(read)
+    documents = read_documents(folder, report, progress)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
     glossary, problems = read_glossary(folder)
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
-    batch = _build_batch(documents, report)
+    rules, problems = read_link_rules(folder)
+    report.warnings.extend((LINKS_FILE, problem) for problem in problems)
+    alignment = align_documents(documents, glossary, rules)
+    batch = _build_batch(documents, alignment, report)
     batch.glossary = glossary
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
@@ -97,7 +102,33 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     return report
 
 
-def _read_document(source: SourceFile, report: IngestReport) -> _ReadDocument | None:
+def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:
+    """Every readable document under `folder`; unreadable ones are reported as skipped."""
+    documents: list[ReadDocument] = []
+    sources = list(find_sources(folder))
+    for source in tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False):
+        read = _read_document(source, report)
+        if read is not None:
+            documents.append(read)
+    return documents
+
+
+def align_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequence[str]],
+                    rules: LinkRules) -> Alignment:
+    """Translation pairs of documents and entries, by metadata, names and shared anchors."""
+    compiled = Glossary.from_groups(glossary)
+    alignable = [
+        AlignableDocument(
+            id=d.id, path=d.source.relative_path, lang=d.lang, translation_of=d.translation_of,
+            not_translation_of=d.not_translation_of,
+            entries=[AlignableEntry(entry_id, extract_anchors(f"{e.question}\n{e.answer_markdown}", compiled))
+                     for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
+        for d in documents
+    ]
+    return pair_documents(alignable, rules)
+
+
+def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
     try:
         data = source.path.read_bytes()
     except OSError as exc:
@@ -129,34 +160,46 @@ def _read_document(source: SourceFile, report: IngestReport) -> _ReadDocument | 
     if not parsed.entries:
         report.warnings.append(
             (source.relative_path, "no recognisable questions: ingested as a plain document"))
-    return _ReadDocument(
-        source=source, id=document_id(source.relative_path),
+    doc_id = document_id(source.relative_path)
+    return ReadDocument(
+        source=source, id=doc_id,
         title=str(meta.get("title") or parsed.title or fallback_title), lang=lang,
         markdown=repair.text,
         encoding=decoded.encoding + (f", repaired from {repair.code_page} mojibake" if repair.changed else ""),
         translation_of=str(meta["translation_of"]) if meta.get("translation_of") else None,
-        entries=parsed.entries, repair=repair,
+        not_translation_of=_paths(meta.get("not_translation_of")),
+        entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries), repair=repair,
     )
 
 
-def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
+def _paths(value: object) -> frozenset[str]:
+    """A front matter value that names one path or a list of them."""
+    if not value:
+        return frozenset()
+    return frozenset(str(v) for v in (value if isinstance(value, list) else [value]))
+
+
+def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
+    """Stable, unique ids for a document's entries (a repeated question gets a suffix)."""
+    ids: list[str] = []
+    for parsed in entries:
+        base = new_id = entry_id(doc_id, parsed.section, parsed.title)
+        suffix = 2
+        while new_id in ids:
+            new_id = f"{base}-{suffix}"
+            suffix += 1
+        ids.append(new_id)
+    return ids
+
+
+def _build_batch(documents: list[ReadDocument], alignment: Alignment, report: IngestReport) -> Batch:
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
-    ids_by_document: dict[str, list[str]] = {}
     for doc in documents:
         context = LinkContext(document_path=doc.source.relative_path, document_urls=urls)
-        used: set[str] = set()
-        ids: list[str] = []
         ends = [e.line for e in doc.entries[1:]] + [len(doc.markdown)] if doc.entries else []
-        for position, (parsed, end) in enumerate(zip(doc.entries, ends, strict=True)):
+        for position, (parsed, new_id, end) in enumerate(zip(doc.entries, doc.entry_ids, ends, strict=True)):
             repaired, uncertain = doc.repair.counts_between(parsed.line, end)
-            new_id = entry_id(doc.id, parsed.section, parsed.title)
-            suffix = 2
-            while new_id in used:
-                new_id = f"{entry_id(doc.id, parsed.section, parsed.title)}-{suffix}"
-                suffix += 1
-            used.add(new_id)
-            ids.append(new_id)
             body_html = render_markdown(parsed.answer_markdown, context)
             lang = entry_language(f"{parsed.question}\n{parsed.answer_markdown}", doc.lang)
             report.entries_by_lang[lang] += 1
@@ -169,11 +212,10 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
                 body_text=html_to_text(body_html), line=parsed.line, kind=parsed.kind,
                 repaired_characters=repaired, uncertain_repairs=uncertain,
             ))
-        ids_by_document[doc.id] = ids
         batch.documents.append(Document(
             id=doc.id, path=doc.source.relative_path, title=doc.title, lang=doc.lang,
             markdown=doc.markdown, html=render_markdown(doc.markdown, context),
-            encoding=doc.encoding, entry_count=len(ids),
+            encoding=doc.encoding, entry_count=len(doc.entry_ids),
             repaired_characters=doc.repair.repaired_characters,
             uncertain_repairs=len(doc.repair.uncertain),
         ))
@@ -182,7 +224,7 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
                 path=doc.source.relative_path, line=repair.line,
                 kind="repair-uncertain" if repair.uncertain else "repair",
                 message=doc.repair.describe(repair)))
-    _link_translations(documents, ids_by_document, batch, report)
+    _store_alignment(alignment, batch, report)
     for path, message in report.warnings:
         batch.notes.append(IngestNote(path=path, kind="warning", message=message))
     for path, message in report.skipped:
@@ -191,22 +233,24 @@ def _build_batch(documents: list[_ReadDocument], report: IngestReport) -> Batch:
     return batch
 
 
-def _link_translations(documents: list[_ReadDocument], ids_by_document: dict[str, list[str]],
-                       batch: Batch, report: IngestReport) -> None:
-    alignable = [
-        AlignableDocument(id=d.id, path=d.source.relative_path, lang=d.lang,
-                          translation_of=d.translation_of, entry_ids=ids_by_document[d.id])
-        for d in documents
-    ]
-    for pair in pair_documents(alignable):
+def _store_alignment(alignment: Alignment, batch: Batch, report: IngestReport) -> None:
+    for pair in alignment.documents:
         report.document_pairs += 1
         batch.document_links += [
-            DocumentLink(source_id=pair.first, target_id=pair.second, method=pair.method, score=1.0),
-            DocumentLink(source_id=pair.second, target_id=pair.first, method=pair.method, score=1.0),
+            DocumentLink(source_id=pair.first, target_id=pair.second, method=pair.method, score=pair.score),
+            DocumentLink(source_id=pair.second, target_id=pair.first, method=pair.method, score=pair.score),
         ]
-        for first, second in pair_entries(ids_by_document[pair.first], ids_by_document[pair.second]):
-            report.translation_pairs += 1
-            batch.entry_links += [
-                EntryLink(source_id=first, target_id=second, kind="translation", score=1.0),
-                EntryLink(source_id=second, target_id=first, kind="translation", score=1.0),
-            ]
+    for entry_pair in alignment.entries:
+        report.translation_pairs += 1
+        batch.entry_links += [
+            EntryLink(source_id=entry_pair.first, target_id=entry_pair.second, kind="translation",
+                      score=entry_pair.score),
+            EntryLink(source_id=entry_pair.second, target_id=entry_pair.first, kind="translation",
+                      score=entry_pair.score),
+        ]
+    for path, message in alignment.problems:
+        batch.notes.append(IngestNote(path=path, kind="link-problem", message=message))
+    for path, message in alignment.review:
+        batch.notes.append(IngestNote(path=path, kind="link-review", message=message))
+    for path, message in alignment.notices:
+        batch.notes.append(IngestNote(path=path, kind="link-info", message=message))

@@ -1,0 +1,123 @@
+"""Anchors: the parts of an entry that survive translation.
+
+A Chinese answer and its English original share code, commands, URLs, numbers, identifiers
+and library names verbatim, and the bilingual glossary bridges the words that do get
+translated (显存 ↔ GPU memory). Alignment and related entries both compare entries by
+these anchors; prose words on their own say little across languages.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from whoosh.lang.porter import stem
+
+from app.search.analysis import STOP_WORDS, normalise_text
+
+FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+URL = re.compile(r"https?://[^\s)\]>'\"`，。；）]+")
+LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{2,}(?![\w.])")
+WORD = re.compile(r"[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
+CODE_COMMENT = re.compile(r"^\s*(?:#|//|--)")
+HAN_TERM = re.compile(r"[\u3400-\u9fff]")
+SEPARATORS = re.compile(r"[\s_-]+")
+MIN_CODE_LINE = 8  # shorter code lines (`fi`, `}`) are not distinctive
+MORE_STOP_WORDS = frozenset("""
+about after all also am any been before but both could did didn don doesn each had has have
+here into its just may might more most much must need no not only other our out over same
+should some such than their them then there these they those through too under up use used
+using very via was were would yes
+""".split())
+
+# How much one shared anchor of each kind is worth, before its rarity (idf) is counted.
+KIND_WEIGHTS = {"code": 2.0, "line": 2.0, "url": 2.0, "number": 1.0, "word": 1.0, "gloss": 1.5}
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Compiled glossary: which concept (line) each term of a text belongs to."""
+
+    chinese: tuple[tuple[str, int], ...]
+    english: re.Pattern[str] | None
+    concept_of: dict[str, int]
+
+    @classmethod
+    def from_groups(cls, groups: Sequence[Sequence[str]]) -> Glossary:
+        """Compile the glossary's lines of equivalent terms."""
+        chinese: list[tuple[str, int]] = []
+        concept_of: dict[str, int] = {}
+        for concept, terms in enumerate(groups):
+            for term in terms:
+                norm = normalise_text(term).strip()
+                if not norm:
+                    continue
+                if HAN_TERM.search(norm):
+                    chinese.append((norm, concept))
+                else:
+                    concept_of.setdefault(_term_key(norm), concept)
+        english = None
+        if concept_of:
+            alternatives = sorted(concept_of, key=len, reverse=True)
+            spaced = (r"[\s_-]+".join(map(re.escape, a.split())) for a in alternatives)
+            english = re.compile(r"(?<![a-z0-9])(" + "|".join(spaced) + r")(?![a-z0-9])")
+        return cls(chinese=tuple(chinese), english=english, concept_of=concept_of)
+
+    def concepts(self, normalised: str) -> set[int]:
+        """The glossary concepts mentioned in normalised text, in either language."""
+        found = {concept for term, concept in self.chinese if term in normalised}
+        if self.english is not None:
+            for match in self.english.finditer(normalised):
+                found.add(self.concept_of[_term_key(match.group(1))])
+        return found
+
+
+def _term_key(term: str) -> str:
+    """A glossary term with its separators unified: `multi-GPU`, `multi GPU` and `multi_gpu` agree."""
+    return " ".join(SEPARATORS.split(term))
+
+
+EMPTY_GLOSSARY = Glossary.from_groups([])
+
+
+def _word_anchor(word: str) -> str | None:
+    word = word.strip("._-/")
+    if len(word) < 2 or word in STOP_WORDS or word in MORE_STOP_WORDS or word.isdigit():
+        return None
+    return word if not word.isalpha() else stem(word)
+
+
+def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> frozenset[str]:
+    """The anchors of an entry's markdown, each prefixed with its kind (`code:`, `word:` …)."""
+    text = normalise_text(markdown)
+    anchors: set[str] = set()
+    for block in FENCE.finditer(text):
+        for line in block.group(2).splitlines():
+            line = " ".join(line.split())
+            if len(line) >= MIN_CODE_LINE and not CODE_COMMENT.match(line):
+                anchors.add("line:" + line)
+    anchors.update("code:" + " ".join(span.split()) for span in CODE_SPAN.findall(text) if span.strip())
+    anchors.update("url:" + url.rstrip(".,;:!?") for url in URL.findall(text))
+    anchors.update("url:" + target for target in LINK_TARGET.findall(text) if "://" not in target
+                   and not target.startswith("#"))
+    anchors.update("number:" + number for number in NUMBER.findall(text))
+    for word in WORD.findall(text):
+        anchor = _word_anchor(word)
+        if anchor:
+            anchors.add("word:" + anchor)
+    anchors.update(f"gloss:{concept}" for concept in glossary.concepts(text))
+    return frozenset(anchors)
+
+
+def anchor_weights(anchor_sets: Iterable[frozenset[str]]) -> dict[str, float]:
+    """Each anchor's weight among these entries: its kind's weight times its rarity (idf)."""
+    sets = list(anchor_sets)
+    frequency = Counter(anchor for anchors in sets for anchor in anchors)
+    total = len(sets)
+    return {anchor: KIND_WEIGHTS[anchor.partition(":")[0]] * math.log(1 + total / count)
+            for anchor, count in frequency.items()}

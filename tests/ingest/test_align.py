@@ -1,0 +1,192 @@
+"""Document pairing and entry alignment: names, metadata, content, overrides and bad input."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.ingest.align import Alignment, language_neutral_name
+from app.ingest.glossary import read_glossary
+from app.ingest.links import parse_link_rules
+from app.ingest.pipeline import IngestReport, ReadDocument, align_documents, read_documents
+from tests.conftest import CONTENT, require
+
+GLOSSARY = read_glossary(CONTENT)[0]
+HEADING = re.compile(r"^(#{2,6}) ", re.MULTILINE)
+
+
+def _write(folder: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def _align(folder: Path, links: str = "") -> tuple[list[ReadDocument], Alignment]:
+    documents = read_documents(folder, IngestReport())
+    rules, warnings = parse_link_rules(links)
+    assert not warnings
+    return documents, align_documents(documents, GLOSSARY, rules)
+
+
+def _questions(documents: list[ReadDocument], alignment: Alignment) -> set[tuple[str, str]]:
+    question = {i: e.question for d in documents for i, e in zip(d.entry_ids, d.entries, strict=True)}
+    return {(question[p.first], question[p.second]) for p in alignment.entries}
+
+
+def _paths(documents: list[ReadDocument], alignment: Alignment) -> set[frozenset[str]]:
+    path = {d.id: d.source.relative_path for d in documents}
+    return {frozenset((path[p.first], path[p.second])) for p in alignment.documents}
+
+
+EN = """# FAQ
+
+## How do I install it?
+
+Run `pip install demo-kit==1.2.0` first.
+
+## Why do I run out of GPU memory?
+
+Set `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` before training.
+
+## Where are the logs?
+
+See `/var/log/demo-kit/train.log` and https://example.org/demo/logs.
+"""
+ZH = """# 常见问题
+
+## 如何安装？
+
+先运行 `pip install demo-kit==1.2.0`。
+
+## 为什么显存不够？
+
+训练前设置 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`。
+
+## 日志在哪里？
+
+见 `/var/log/demo-kit/train.log` 和 https://example.org/demo/logs。
+"""
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("faq.md", "faq.zh.md"), ("FAQ.md", "FAQ_zh.md"), ("en/x.md", "zh_cn/x.md"),
+    ("docs/source_en/q.md", "docs/source/q.md"), ("guide.en.md", "guide.zh-CN.md"),
+])
+def test_naming_conventions_agree_once_the_language_marker_is_gone(first: str, second: str) -> None:
+    assert language_neutral_name(first) == language_neutral_name(second)
+
+
+def test_file_names_pair_documents_and_anchors_pair_entries(tmp_path: Path) -> None:
+    documents, alignment = _align(_write(tmp_path, {"en/faq.md": EN, "zh/faq.md": ZH}))
+    assert [p.method for p in alignment.documents] == ["file-name"]
+    assert _questions(documents, alignment) == {
+        ("How do I install it?", "如何安装？"), ("Why do I run out of GPU memory?", "为什么显存不够？"),
+        ("Where are the logs?", "日志在哪里？")}
+
+
+def test_content_alone_pairs_documents_with_meaningless_names(tmp_path: Path) -> None:
+    other = "# 其他\n\n## 怎么重启服务？\n\n执行 `systemctl restart portal`。\n"
+    documents, alignment = _align(_write(tmp_path, {"a.md": EN, "b.md": other, "c.md": ZH}))
+    assert _paths(documents, alignment) == {frozenset({"a.md", "c.md"})}
+    assert alignment.documents[0].method == "content"
+    assert len(alignment.entries) == 3
+    assert ("b.md", "no translation found (zh only)") in alignment.notices
+
+
+def test_entries_sharing_nothing_are_never_paired_even_in_equal_numbers(tmp_path: Path) -> None:
+    zh = "# 常见问题\n\n## 天气如何？\n\n今天晴朗。\n\n## 午饭吃什么？\n\n面条。\n\n## 几点下班？\n\n六点。\n"
+    _documents, alignment = _align(_write(tmp_path, {"faq.en.md": EN, "faq.zh.md": zh}))
+    assert len(alignment.documents) == 1  # the names say they are translations …
+    assert alignment.entries == []  # … but no entry shares any evidence with another
+
+
+def test_front_matter_pairs_documents_whatever_their_names(tmp_path: Path) -> None:
+    zh = "---\ntranslation_of: guide.md\n---\n" + ZH
+    _documents, alignment = _align(_write(tmp_path, {"guide.md": EN, "zhinan.md": zh}))
+    assert [p.method for p in alignment.documents] == ["front-matter"]
+    assert len(alignment.entries) == 3
+
+
+def test_links_file_forces_and_forbids_pairs(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {"faq.en.md": EN, "faq.zh.md": ZH, "notes.md": EN.replace("# FAQ", "# Notes")})
+    documents, alignment = _align(folder, "unpair\tfaq.en.md\tfaq.zh.md\npair\tnotes.md\tfaq.zh.md\n")
+    assert _paths(documents, alignment) == {frozenset({"notes.md", "faq.zh.md"})}
+    assert alignment.documents[0].method == "links.tsv"
+    ids = {e.question: i for d in documents if d.source.relative_path != "notes.md"
+           for i, e in zip(d.entry_ids, d.entries, strict=True)}
+    rules = (f"unpair\t{ids['Where are the logs?']}\t{ids['日志在哪里？']}\n"
+             f"pair\t{ids['How do I install it?']}\t{ids['日志在哪里？']}\n")
+    documents, alignment = _align(_write(tmp_path / "two", {"faq.en.md": EN, "faq.zh.md": ZH}), rules)
+    pairs = _questions(documents, alignment)
+    assert ("How do I install it?", "日志在哪里？") in pairs
+    assert ("Where are the logs?", "日志在哪里？") not in pairs
+    assert all(q != "How do I install it?" or a == "日志在哪里？" for q, a in pairs)
+
+
+def test_links_file_lines_that_are_not_rules_are_reported() -> None:
+    rules, warnings = parse_link_rules("# comment\npair\ta.md\nlink\ta.md\tb.md\npair\ta.md\tb.md\n")
+    assert rules.force == [("a.md", "b.md")]
+    assert [w.split(":")[0] for w in warnings] == ["line 2", "line 3"]
+
+
+def test_bad_metadata_is_reported_and_the_rest_still_links(tmp_path: Path) -> None:
+    files = {
+        "faq.en.md": EN, "faq.zh.md": "---\ntranslation_of: faq.en.md\n---\n" + ZH,
+        "copy.zh.md": "---\ntranslation_of: faq.en.md\n---\n" + ZH,  # two claim the same original
+        "lost.zh.md": "---\ntranslation_of: nowhere.md\n---\n# 孤立\n\n## 问题？\n\n答案。\n",
+        "a.md": "---\ntranslation_of: b.md\nlang: en\n---\n# A\n",
+        "b.md": "---\ntranslation_of: c.md\nlang: zh\n---\n# B\n",
+        "c.md": "---\ntranslation_of: a.md\nlang: en\n---\n# C\n",  # a cycle of three
+        "empty.md": "",
+    }
+    documents, alignment = _align(_write(tmp_path, files))
+    assert frozenset({"copy.zh.md", "faq.en.md"}) in _paths(documents, alignment)
+    problems = "\n".join(f"{path}: {message}" for path, message in alignment.problems)
+    assert "faq.zh.md: faq.zh.md ↔ faq.en.md: faq.en.md is already paired with copy.zh.md" in problems
+    assert "lost.zh.md: translation_of: no document 'nowhere.md'" in problems
+    assert "cycle" in problems
+    assert len(alignment.entries) == 3  # the pair that was made still aligns its entries
+    report = IngestReport()
+    read_documents(tmp_path, report)
+    assert ("empty.md", "the file is empty") in report.skipped
+
+
+def test_same_language_pairs_are_refused(tmp_path: Path) -> None:
+    _documents, alignment = _align(_write(tmp_path, {"a.md": EN, "b.md": "---\ntranslation_of: a.md\n---\n" + EN}))
+    assert alignment.documents == []
+    assert "both are en" in alignment.problems[0][1]
+
+
+def _opencompass(shared: Path) -> tuple[str, str]:
+    folder = require(shared / "corpus" / "real" / "opencompass", "the real corpus")
+    return ((folder / "en" / "faq.md").read_text(encoding="utf-8"),
+            (folder / "zh_cn" / "faq.md").read_text(encoding="utf-8"))
+
+
+def _entries(markdown: str) -> tuple[str, list[str]]:
+    """A document cut into its preamble and its `###` question blocks."""
+    parts = re.split(r"(?m)^(?=### )", markdown)
+    return parts[0], parts[1:]
+
+
+def test_alignment_survives_deleted_inserted_and_moved_entries(tmp_path: Path, shared: Path) -> None:
+    en, zh = _opencompass(shared)
+    head, blocks = _entries(zh)
+    deleted = [b for k, b in enumerate(blocks) if k not in {1, 6}]  # two translations gone
+    moved = [*deleted[1:], deleted[0]]  # the first entry now comes last
+    inserted = [*moved[:3], "### 如何升级到最新版本？\n\n运行 `git pull` 然后重新安装。\n\n", *moved[3:]]
+    folder = _write(tmp_path, {"en/faq.md": en, "zh_cn/faq.md": head + "".join(inserted)})
+    documents, alignment = _align(folder)
+    pairs = _questions(documents, alignment)
+    gold_rows = (shared / "corpus" / "real" / "opencompass" / "pairs.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    gold = {(row.split("\t")[1], row.split("\t")[3]) for row in gold_rows}
+    assert pairs <= gold  # nothing wrong: not the inserted entry, not the orphans of the deleted ones
+    removed = {HEADING.sub("", blocks[k].splitlines()[0]) for k in (1, 6)}
+    expected = {pair for pair in gold if pair[1] not in removed}
+    assert len(pairs) >= len(expected) - 1
+    first_question = blocks[0].splitlines()[0].removeprefix("### ")
+    assert any(zh_question == first_question for _, zh_question in pairs)  # the moved entry
