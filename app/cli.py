@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_SKIPPED = 3
+# What `faq check` lists; the failing kinds need an editor (fix, or confirm in content/links.tsv).
+CHECK_KINDS = ("skipped", "warning", "repair-uncertain", "link-problem", "link-review", "link-info")
+FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
@@ -33,6 +37,10 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     print(f"entries:            {report.entries} ({by_lang})")
     print(f"translated documents: {report.document_pairs} pairs")
     print(f"translation pairs:  {report.translation_pairs}")
+    print(f"related entries:    {report.related_links} links")
+    if report.link_problems or report.link_review:
+        print(f"links to check:     {report.link_problems} problems, {report.link_review} low-confidence pairs "
+              "(see `faq check`)")
     print(f"encoding repairs:   {report.repairs}")
     print(f"warnings:           {len(report.warnings)}")
     for path, message in report.warnings:
@@ -86,7 +94,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     try:
         with store.session() as session:
             notes = session.exec(
-                select(IngestNote).where(col(IngestNote.kind).in_(["skipped", "warning", "repair-uncertain"]))
+                select(IngestNote).where(col(IngestNote.kind).in_(CHECK_KINDS))
                 .order_by(col(IngestNote.path), col(IngestNote.line))
             ).all()
     except NoDataError as exc:
@@ -97,11 +105,12 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
-    uncertain = sum(1 for n in notes if n.kind == "repair-uncertain")
-    skipped = sum(1 for n in notes if n.kind == "skipped")
-    print(f"{uncertain} uncertain repairs, {skipped} skipped files, "
-          f"{len(notes) - uncertain - skipped} other warnings")
-    return EXIT_FAILED if uncertain or skipped else EXIT_OK
+    counts = Counter(note.kind for note in notes)
+    print(f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
+          f"{counts['link-problem']} link problems, {counts['link-review']} low-confidence pairs to confirm "
+          f"(`pair`/`unpair` in content/links.tsv), {counts['warning']} other warnings, "
+          f"{counts['link-info']} notes")
+    return EXIT_FAILED if any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
 
 
 def _repair_self_test() -> int:
@@ -151,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
     serve.set_defaults(handler=_serve)
-    check = commands.add_parser("check", help="list what an editor should fix: uncertain repairs, skipped files")
+    check = commands.add_parser(
+        "check", help="list what an editor should fix: uncertain repairs, skipped files, link problems")
     check.add_argument("--self-test", action="store_true",
                        help="damage a clean sample the way seed 004 was damaged, repair it, print the figures")
     check.set_defaults(handler=_check)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.ingest.align import LinkRules
-from app.ingest.pipeline import IngestReport, align_documents, read_documents
+from app.ingest.pipeline import IngestReport, link_documents, read_documents
 
 Entry = tuple[str, str, str]  # (path in the pool, question, language)
 
@@ -55,7 +55,7 @@ def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]]) 
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         documents = read_documents(Path(work), IngestReport())
-    alignment = align_documents(documents, glossary, LinkRules())
+    alignment = link_documents(documents, glossary, LinkRules()).alignment
     where: dict[str, Entry] = {}
     for doc in documents:
         for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True):

@@ -116,12 +116,13 @@ class DocumentDetail(DocumentBrief):
 
 
 class EntryDocument(SQLModel):
-    """The document an entry belongs to."""
+    """The document an entry belongs to, with the documents that translate it."""
 
     id: str
     title: str
     path: str
     lang: str
+    translations: list[DocumentRef] = []
 
 
 class EntryDetail(SQLModel):

@@ -88,16 +88,18 @@ class Reader:
         entries = self.session.exec(
             select(Entry).where(Entry.document_id == doc.id).order_by(col(Entry.position))
         ).all()
-        linked = self.session.exec(
-            select(Document).join(DocumentLink, col(DocumentLink.target_id) == col(Document.id))
-            .where(DocumentLink.source_id == doc.id).order_by(Document.lang)
-        ).all()
         return DocumentDetail(
             id=doc.id, title=doc.title, lang=doc.lang, path=doc.path, entry_count=doc.entry_count,
             url=document_url(doc.id), entries=[_entry_ref(e) for e in entries],
-            markdown=doc.markdown, html=doc.html,
-            translations=[DocumentRef(id=d.id, title=d.title, lang=d.lang) for d in linked],
+            markdown=doc.markdown, html=doc.html, translations=self._document_translations(doc.id),
         )
+
+    def _document_translations(self, document_id: str) -> list[DocumentRef]:
+        linked = self.session.exec(
+            select(Document).join(DocumentLink, col(DocumentLink.target_id) == col(Document.id))
+            .where(DocumentLink.source_id == document_id).order_by(Document.lang)
+        ).all()
+        return [DocumentRef(id=d.id, title=d.title, lang=d.lang) for d in linked]
 
     # ------------------------------------------------------------ entries
 
@@ -111,7 +113,8 @@ class Reader:
         return EntryDetail(
             id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
             question=entry.question,
-            document=EntryDocument(id=doc.id, title=doc.title, path=doc.path, lang=doc.lang),
+            document=EntryDocument(id=doc.id, title=doc.title, path=doc.path, lang=doc.lang,
+                                   translations=self._document_translations(doc.id)),
             section=json.loads(entry.section), line=entry.line,
             body_markdown=entry.body_markdown, body_html=entry.body_html,
             repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,

@@ -24,6 +24,8 @@ URL = re.compile(r"https?://[^\s)\]>'\"`，。；）]+")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{2,}(?![\w.])")
 WORD = re.compile(r"[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
+FENCE_OPENER = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
+IDENTIFIER_PARTS = re.compile(r"[._\-/]+|\d+")
 CODE_COMMENT = re.compile(r"^\s*(?:#|//|--)")
 HAN_TERM = re.compile(r"[\u3400-\u9fff]")
 SEPARATORS = re.compile(r"[\s_-]+")
@@ -33,7 +35,10 @@ about after all also am any been before but both could did didn don doesn each h
 here into its just may might more most much must need no not only other our out over same
 should some such than their them then there these they those through too under up use used
 using very via was were would yes
-""".split())
+""".split()) | frozenset("""
+apt bash cd com conda cp echo export false git github html http https install json ls md mkdir mv none
+null org pip py python python3 reinstall rm sh shell sudo true txt uninstall www yaml yml
+""".split())  # the shell's and the web's common words: every troubleshooting entry has them
 
 # How much one shared anchor of each kind is worth, before its rarity (idf) is counted.
 KIND_WEIGHTS = {"code": 2.0, "line": 2.0, "url": 2.0, "number": 1.0, "word": 1.0, "gloss": 1.5}
@@ -85,11 +90,14 @@ def _term_key(term: str) -> str:
 EMPTY_GLOSSARY = Glossary.from_groups([])
 
 
-def _word_anchor(word: str) -> str | None:
+def _word_anchors(word: str) -> list[str]:
+    """A word's anchors: itself (stemmed if plain), and an identifier's parts (`libbitsandbytes_cpu.so`)."""
     word = word.strip("._-/")
-    if len(word) < 2 or word in STOP_WORDS or word in MORE_STOP_WORDS or word.isdigit():
-        return None
-    return word if not word.isalpha() else stem(word)
+    if word.isalpha() or word in MORE_STOP_WORDS:
+        keep = len(word) >= 2 and word not in STOP_WORDS and word not in MORE_STOP_WORDS
+        return [stem(word)] if keep else []
+    parts = [p for p in IDENTIFIER_PARTS.split(word) if p]
+    return [word, *(anchor for part in parts if part != word for anchor in _word_anchors(part))]
 
 
 def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> frozenset[str]:
@@ -102,15 +110,16 @@ def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> froze
             if len(line) >= MIN_CODE_LINE and not CODE_COMMENT.match(line):
                 anchors.add("line:" + line)
     anchors.update("code:" + " ".join(span.split()) for span in CODE_SPAN.findall(text) if span.strip())
-    anchors.update("url:" + url.rstrip(".,;:!?") for url in URL.findall(text))
+    urls = URL.findall(text)
+    anchors.update("url:" + url.rstrip(".,;:!?") for url in urls)
     anchors.update("url:" + target for target in LINK_TARGET.findall(text) if "://" not in target
                    and not target.startswith("#"))
     anchors.update("number:" + number for number in NUMBER.findall(text))
-    for word in WORD.findall(text):
-        anchor = _word_anchor(word)
-        if anchor:
-            anchors.add("word:" + anchor)
-    anchors.update(f"gloss:{concept}" for concept in glossary.concepts(text))
+    prose = FENCE_OPENER.sub("\n", URL.sub(" ", text))
+    for word in WORD.findall(prose):
+        anchors.update("word:" + anchor for anchor in _word_anchors(word))
+    # Glossary words are prose: `pip install` in a command says nothing about installation.
+    anchors.update(f"gloss:{concept}" for concept in glossary.concepts(CODE_SPAN.sub(" ", FENCE.sub(" ", text))))
     return frozenset(anchors)
 
 

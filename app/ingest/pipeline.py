@@ -6,7 +6,7 @@ import html
 import json
 import re
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +21,7 @@ from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.ids import document_id, entry_id
 from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.links import LINKS_FILE, read_link_rules
+from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, segment_markdown
@@ -45,6 +46,9 @@ class IngestReport:
     document_pairs: int = 0
     repairs: int = 0  # characters repaired from mojibake
     uncertain: int = 0  # of those, repairs an editor should check (`faq check`)
+    related_links: int = 0
+    link_problems: int = 0  # conflicting or dangling translation metadata (`faq check`)
+    link_review: int = 0  # low-confidence entry pairs (`faq check`)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     generation: str = ""
@@ -70,6 +74,7 @@ class ReadDocument:
     not_translation_of: frozenset[str]
     entries: list[ParsedEntry]
     entry_ids: list[str]
+    entry_langs: list[str]  # an entry's language: its document's, unless plainly the other
     repair: RepairResult
 
 
@@ -92,8 +97,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
     rules, problems = read_link_rules(folder)
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
-    alignment = align_documents(documents, glossary, rules)
-    batch = _build_batch(documents, alignment, report)
+    batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
     batch.glossary = glossary
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
@@ -113,19 +117,33 @@ def read_documents(folder: Path, report: IngestReport, progress: bool = False) -
     return documents
 
 
-def align_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequence[str]],
-                    rules: LinkRules) -> Alignment:
-    """Translation pairs of documents and entries, by metadata, names and shared anchors."""
+@dataclass
+class Links:
+    """Everything linking found: translation pairs (with what to review) and related entries."""
+
+    alignment: Alignment
+    related: dict[str, list[tuple[str, float]]]
+
+
+def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequence[str]],
+                   rules: LinkRules) -> Links:
+    """Translation pairs of documents and entries, then each entry's related entries."""
     compiled = Glossary.from_groups(glossary)
-    alignable = [
+    anchors = {entry_id: extract_anchors(f"{e.question}\n{e.answer_markdown}", compiled)
+               for d in documents for entry_id, e in zip(d.entry_ids, d.entries, strict=True)}
+    alignment = pair_documents([
         AlignableDocument(
             id=d.id, path=d.source.relative_path, lang=d.lang, translation_of=d.translation_of,
             not_translation_of=d.not_translation_of,
-            entries=[AlignableEntry(entry_id, extract_anchors(f"{e.question}\n{e.answer_markdown}", compiled))
-                     for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
-        for d in documents
-    ]
-    return pair_documents(alignable, rules)
+            entries=[AlignableEntry(entry_id, anchors[entry_id]) for entry_id in d.entry_ids])
+        for d in documents], rules)
+    translations: dict[str, list[str]] = defaultdict(list)
+    for pair in alignment.entries:
+        translations[pair.first].append(pair.second)
+        translations[pair.second].append(pair.first)
+    relatable = [RelatableEntry(entry_id, lang, anchors[entry_id], extract_anchors(e.question, compiled))
+                 for d in documents for entry_id, lang, e in zip(d.entry_ids, d.entry_langs, d.entries, strict=True)]
+    return Links(alignment, related_entries(relatable, translations))
 
 
 def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
@@ -168,7 +186,9 @@ def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | N
         encoding=decoded.encoding + (f", repaired from {repair.code_page} mojibake" if repair.changed else ""),
         translation_of=str(meta["translation_of"]) if meta.get("translation_of") else None,
         not_translation_of=_paths(meta.get("not_translation_of")),
-        entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries), repair=repair,
+        entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
+        entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
+        repair=repair,
     )
 
 
@@ -192,16 +212,16 @@ def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
     return ids
 
 
-def _build_batch(documents: list[ReadDocument], alignment: Alignment, report: IngestReport) -> Batch:
+def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport) -> Batch:
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
     for doc in documents:
         context = LinkContext(document_path=doc.source.relative_path, document_urls=urls)
         ends = [e.line for e in doc.entries[1:]] + [len(doc.markdown)] if doc.entries else []
-        for position, (parsed, new_id, end) in enumerate(zip(doc.entries, doc.entry_ids, ends, strict=True)):
+        rows = zip(doc.entries, doc.entry_ids, doc.entry_langs, ends, strict=True)
+        for position, (parsed, new_id, lang, end) in enumerate(rows):
             repaired, uncertain = doc.repair.counts_between(parsed.line, end)
             body_html = render_markdown(parsed.answer_markdown, context)
-            lang = entry_language(f"{parsed.question}\n{parsed.answer_markdown}", doc.lang)
             report.entries_by_lang[lang] += 1
             batch.entries.append(Entry(
                 id=new_id, document_id=doc.id, position=position, lang=lang,
@@ -224,7 +244,7 @@ def _build_batch(documents: list[ReadDocument], alignment: Alignment, report: In
                 path=doc.source.relative_path, line=repair.line,
                 kind="repair-uncertain" if repair.uncertain else "repair",
                 message=doc.repair.describe(repair)))
-    _store_alignment(alignment, batch, report)
+    _store_links(links, batch, report)
     for path, message in report.warnings:
         batch.notes.append(IngestNote(path=path, kind="warning", message=message))
     for path, message in report.skipped:
@@ -233,7 +253,8 @@ def _build_batch(documents: list[ReadDocument], alignment: Alignment, report: In
     return batch
 
 
-def _store_alignment(alignment: Alignment, batch: Batch, report: IngestReport) -> None:
+def _store_links(links: Links, batch: Batch, report: IngestReport) -> None:
+    alignment = links.alignment
     for pair in alignment.documents:
         report.document_pairs += 1
         batch.document_links += [
@@ -248,6 +269,11 @@ def _store_alignment(alignment: Alignment, batch: Batch, report: IngestReport) -
             EntryLink(source_id=entry_pair.second, target_id=entry_pair.first, kind="translation",
                       score=entry_pair.score),
         ]
+    for source, related in links.related.items():
+        report.related_links += len(related)
+        batch.entry_links += [EntryLink(source_id=source, target_id=target, kind="related", score=score, rank=rank)
+                              for rank, (target, score) in enumerate(related)]
+    report.link_problems, report.link_review = len(alignment.problems), len(alignment.review)
     for path, message in alignment.problems:
         batch.notes.append(IngestNote(path=path, kind="link-problem", message=message))
     for path, message in alignment.review:

@@ -23,6 +23,9 @@ UI = {
            "no_results": "No entry matches. Try fewer words, another spelling, or the other language.",
            "translation": "Translation", "related": "Related", "in_document": "In",
            "no_translation": "This entry has no translation yet.", "any": "Any language",
+           "read_in": {"zh": "阅读中文版", "en": "Read in English"},
+           "no_entry_translation": "This entry has no {language} version.",
+           "translated_document": "The document is translated: {title}",
            "previous": "Previous", "next": "Next", "json": "JSON", "source": "Source line",
            "repaired": "This text was repaired from a damaged encoding ({n} characters restored).",
            "uncertain": "{n} of them are a best guess; `faq check` lists them for the editor."},
@@ -31,11 +34,15 @@ UI = {
            "no_results": "没有匹配的条目。试试更少的词、别的写法或另一种语言。",
            "translation": "译文", "related": "相关条目", "in_document": "所属文档",
            "no_translation": "此条目还没有译文。", "any": "所有语言",
+           "read_in": {"zh": "阅读中文版", "en": "Read in English"},
+           "no_entry_translation": "此条目没有{language}版本。",
+           "translated_document": "所属文档有译文：{title}",
            "previous": "上一页", "next": "下一页", "json": "JSON", "source": "源文件行",
            "repaired": "本文由损坏的编码修复而来（已恢复 {n} 个字符）。",
            "uncertain": "其中 {n} 个为推测结果，`faq check` 会列出供编辑核对。"},
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
+OTHER_LANGUAGE = {"en": "zh", "zh": "en"}
 
 
 def html_lang(lang: str) -> str:
@@ -112,8 +119,10 @@ def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
     """One entry: question, answer, breadcrumb, translations and related entries."""
     entry = reader.get_entry(entry_id)
     title_html, body_html = reader.entry_html(entry_id)
+    other = OTHER_LANGUAGE.get(entry.lang, "en")
     return _render(request, "pages/entry.html", entry.lang, f"/api/v1/entries/{entry.id}", {
-        "entry": entry, "title_html": title_html, "body_html": body_html,
+        "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other,
+        "other_documents": [d for d in entry.document.translations if d.lang == other],
     })
 
 

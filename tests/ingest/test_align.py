@@ -10,7 +10,7 @@ import pytest
 from app.ingest.align import Alignment, language_neutral_name
 from app.ingest.glossary import read_glossary
 from app.ingest.links import parse_link_rules
-from app.ingest.pipeline import IngestReport, ReadDocument, align_documents, read_documents
+from app.ingest.pipeline import IngestReport, ReadDocument, link_documents, read_documents
 from tests.conftest import CONTENT, require
 
 GLOSSARY = read_glossary(CONTENT)[0]
@@ -29,7 +29,7 @@ def _align(folder: Path, links: str = "") -> tuple[list[ReadDocument], Alignment
     documents = read_documents(folder, IngestReport())
     rules, warnings = parse_link_rules(links)
     assert not warnings
-    return documents, align_documents(documents, GLOSSARY, rules)
+    return documents, link_documents(documents, GLOSSARY, rules).alignment
 
 
 def _questions(documents: list[ReadDocument], alignment: Alignment) -> set[tuple[str, str]]:
