@@ -70,3 +70,47 @@ def test_faq_check_self_test_prints_figures_and_meets_targets(capsys: pytest.Cap
     assert main(["check", "--self-test"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "cp1254" in out and "met" in out
+
+
+def _bad_links_content(root: Path) -> Path:
+    content = root / "content"
+    content.mkdir()
+    faq = "# FAQ\n\n## How do I install it?\n\nRun `pip install demo-kit==1.2.0`.\n"
+    (content / "faq.md").write_text(faq, encoding="utf-8")
+    zh = "# 常见问题\n\n## 如何安装？\n\n运行 `pip install demo-kit==1.2.0`。\n"
+    (content / "one.md").write_text("---\ntranslation_of: faq.md\n---\n" + zh, encoding="utf-8")
+    (content / "two.md").write_text("---\ntranslation_of: faq.md\n---\n" + zh, encoding="utf-8")
+    lost = "---\ntranslation_of: gone.md\n---\n# 孤立\n\n## 问题？\n\n答案。\n"
+    (content / "lost.md").write_text(lost, encoding="utf-8")
+    (content / "links.tsv").write_text("pair\tfaq.md\tmissing.md\nthis is not a rule\n", encoding="utf-8")
+    return content
+
+
+def test_faq_check_lists_link_problems_and_fails(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = _bad_links_content(env)
+    assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_OK  # the rest still links
+    out = capsys.readouterr().out
+    assert "translation pairs:  1" in out and "links to check:     3 problems" in out
+    assert "warning  links.tsv: line 2: expected `pair` or `unpair`" in out
+    assert main(["check"]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "two.md: link-problem: two.md ↔ faq.md: faq.md is already paired with one.md" in out
+    assert "lost.md: link-problem: translation_of: no document 'gone.md'" in out
+    assert "links.tsv: link-problem: force faq.md ↔ missing.md: no document or entry 'missing.md'" in out
+    assert "lost.md: link-info: no translation found (zh only)" in out
+    assert "3 link problems" in out
+
+
+def test_sidecar_metadata_pairs_a_file_whose_bytes_must_not_change(
+        env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = env / "content"
+    content.mkdir()
+    # Nothing in common, so neither names nor content could pair them: only the sidecar does.
+    (content / "vendor-faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    (content / "notes.md").write_text("# 说明\n\n## 为什么？\n\n因为。\n", encoding="utf-8")
+    (content / "notes.md.meta.yml").write_text("translation_of: vendor-faq.md\nlang: zh\n", encoding="utf-8")
+    (content / "vendor-faq.md.meta.yml").write_text("- not a mapping\n", encoding="utf-8")
+    assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "translated documents: 1 pairs" in out and "translation pairs:  0" in out
+    assert "vendor-faq.md: vendor-faq.md.meta.yml is not a mapping" in out

@@ -22,7 +22,7 @@ FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL |
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 URL = re.compile(r"https?://[^\s)\]>'\"`，。；）]+")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
-NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{2,}(?![\w.])")
+NUMBER = re.compile(r"(?:(?<![\w.])|(?<=\bv))\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{2,}(?![\w.])")  # v2.1.0, 404
 WORD = re.compile(r"[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
 FENCE_OPENER = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 IDENTIFIER_PARTS = re.compile(r"[._\-/]+|\d+")
@@ -54,18 +54,31 @@ class Glossary:
 
     @classmethod
     def from_groups(cls, groups: Sequence[Sequence[str]]) -> Glossary:
-        """Compile the glossary's lines of equivalent terms."""
+        """Compile the glossary's lines of equivalent terms; lines sharing a term are one concept."""
+        concept_of_line = list(range(len(groups)))
+
+        def root(line: int) -> int:
+            while concept_of_line[line] != line:
+                line = concept_of_line[line]
+            return line
+
+        first_line: dict[str, int] = {}
+        for line, terms in enumerate(groups):
+            for term in terms:
+                key = _term_key(normalise_text(term).strip())
+                if key in first_line:  # `报错 error` and `错误 error`: one concept
+                    concept_of_line[root(line)] = root(first_line[key])
+                else:
+                    first_line[key] = line
         chinese: list[tuple[str, int]] = []
         concept_of: dict[str, int] = {}
-        for concept, terms in enumerate(groups):
-            for term in terms:
-                norm = normalise_text(term).strip()
-                if not norm:
-                    continue
-                if HAN_TERM.search(norm):
-                    chinese.append((norm, concept))
-                else:
-                    concept_of.setdefault(_term_key(norm), concept)
+        for key, line in first_line.items():
+            if not key:
+                continue
+            if HAN_TERM.search(key):
+                chinese.append((key.replace(" ", ""), root(line)))
+            else:
+                concept_of[key] = root(line)
         english = None
         if concept_of:
             alternatives = sorted(concept_of, key=len, reverse=True)

@@ -25,7 +25,7 @@ from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, segment_markdown
-from app.ingest.sources import SourceFile, find_sources, split_front_matter
+from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, store_generation
 from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote
 
@@ -167,9 +167,11 @@ def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | N
             f"mojibake (UTF-8 read as {repair.code_page}) repaired: {repair.repaired_characters} characters, "
             f"{len(repair.uncertain)} uncertain (see `faq check`)")))
     front = split_front_matter(repair.text)
-    if front.error:
-        report.warnings.append((source.relative_path, front.error))
-    meta = front.metadata
+    sidecar, sidecar_error = read_sidecar(source.path)
+    for error in (front.error, sidecar_error):
+        if error:
+            report.warnings.append((source.relative_path, error))
+    meta = {**front.metadata, **sidecar}
     fallback_title = Path(source.relative_path).stem
     parsed = segment_markdown(front.body, fallback_title=fallback_title)
     lang = str(meta.get("lang") or language_from_name(source.relative_path)

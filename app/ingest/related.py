@@ -20,7 +20,8 @@ MIN_SIMILARITY = 0.08  # below this, two entries share only incidental words
 PROBE_ANCHORS = 16  # an entry looks for candidates through its rarest anchors only …
 POSTING_LIMIT = 64  # … and skips anchors shared by more entries than this (they relate everything)
 QUESTION_BOOST = 2.0  # an anchor in the question names the problem; one in the answer may be incidental
-PROSE_WEIGHT = 0.3  # plain English words (`get`, `work`) say less than technical terms
+PROSE_WEIGHT = 0.3  # plain English words (`get`, `work`) say little about the problem …
+TECHNICAL_WEIGHT = 1.5  # … library names, tools and error types (`bitsandbytes`, `FSDP`) say much
 RERANK = 4 * MAX_RELATED  # candidates scored exactly
 
 
@@ -36,24 +37,29 @@ class RelatableEntry:
 
 def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str, Sequence[str]],
                     limit: int = MAX_RELATED) -> dict[str, list[tuple[str, float]]]:
-    """For each entry, up to `limit` (entry id, similarity) of other entries on the same problem, best first."""
+    """For each entry, up to `limit` (entry id, similarity) of other entries on the same problem, best first.
+
+    An entry and its translations form a group and are compared as one (the best-matching
+    members decide), so an entry and its translation list the same related entries, each
+    shown in the reader's language.
+    """
     weights = anchor_weights(e.anchors for e in entries)
     postings: dict[str, list[int]] = defaultdict(list)
     for index, entry in enumerate(entries):
         for anchor in entry.anchors:
             postings[anchor].append(index)
-    position = {e.id: k for k, e in enumerate(entries)}
-    groups = [[e, *(entries[position[t]] for t in translations.get(e.id, ()) if t in position)] for e in entries]
-    # Anchors no other entry has (its translation aside) cannot relate anything: they count neither
-    # as probes nor in the norm.
-    shared = [frozenset(a for a in e.anchors if len(postings[a]) > sum(a in g.anchors for g in group))
-              for e, group in zip(entries, groups, strict=True)]
+    group_of = _translation_groups(entries, translations)
+    # Anchors no entry outside the group has cannot relate anything: they count neither as probes
+    # nor in the norm.
+    shared = [frozenset(a for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a]))
+              for i, e in enumerate(entries)]
     technical = _technical_words(entries)
 
     def weight(entry: RelatableEntry, anchor: str) -> float:
         boost = QUESTION_BOOST if anchor in entry.question_anchors else 1.0
-        prose = anchor.startswith("word:") and anchor not in technical
-        return weights[anchor] * boost * (PROSE_WEIGHT if prose else 1.0)
+        if anchor.startswith("word:"):
+            boost *= TECHNICAL_WEIGHT if anchor in technical else PROSE_WEIGHT
+        return weights[anchor] * boost
 
     vectors = [{a: weight(e, a) for a in anchors} for e, anchors in zip(entries, shared, strict=True)]
     norms = [math.sqrt(sum(w * w for w in vector.values())) or 1.0 for vector in vectors]
@@ -62,31 +68,39 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
         common = shared[a] & shared[b]
         return sum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
 
+    ranked_groups: dict[tuple[int, ...], list[tuple[float, tuple[int, ...]]]] = {}
+    for group in dict.fromkeys(group_of):
+        rough: dict[int, float] = defaultdict(float)
+        for member in group:
+            probes = heapq.nlargest(PROBE_ANCHORS, (a for a in shared[member] if len(postings[a]) <= POSTING_LIMIT),
+                                    key=lambda a: weights[a])
+            for anchor in probes:
+                for other in postings[anchor]:
+                    rough[other] += weights[anchor] ** 2
+        candidates = heapq.nlargest(RERANK, (k for k in rough if group_of[k] != group), key=rough.__getitem__)
+        best: dict[tuple[int, ...], float] = {}
+        for other in candidates:
+            score = max(similarity(member, other) for member in group)
+            if score >= MIN_SIMILARITY:
+                best[group_of[other]] = max(score, best.get(group_of[other], 0.0))
+        ranked_groups[group] = sorted(((score, g) for g, score in best.items()), key=lambda item: (-item[0], item[1]))
+
     related: dict[str, list[tuple[str, float]]] = {}
     for index, entry in enumerate(entries):
-        probes = heapq.nlargest(PROBE_ANCHORS, (a for a in shared[index] if len(postings[a]) <= POSTING_LIMIT),
-                                key=lambda a: weights[a])
-        rough: dict[int, float] = defaultdict(float)
-        for anchor in probes:
-            for other in postings[anchor]:
-                rough[other] += weights[anchor] ** 2
-        excluded = {index, *(position[t] for t in translations.get(entry.id, ()) if t in position)}
-        candidates = heapq.nlargest(RERANK, (k for k in rough if k not in excluded), key=rough.__getitem__)
-        best: dict[frozenset[int], tuple[float, int]] = {}
-        for other in candidates:
-            score = similarity(index, other)
-            if score < MIN_SIMILARITY:
-                continue
-            # An entry and its translation are one candidate: keep the better score, shown in the reader's language.
-            group = frozenset({other, *(position[t] for t in translations.get(entries[other].id, ()) if t in position)})
-            shown = min(group, key=lambda k: (entries[k].lang != entry.lang, k))
-            if shown in excluded:
-                continue
-            previous = best.get(group)
-            best[group] = (max(score, previous[0] if previous else 0.0), shown)
-        ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))[:limit]
-        related[entry.id] = [(entries[k].id, round(score, 4)) for score, k in ranked]
+        shown = []
+        for score, group in ranked_groups[group_of[index]][:limit]:
+            member = min(group, key=lambda k: (entries[k].lang != entry.lang, k))  # the reader's language first
+            shown.append((entries[member].id, round(score, 4)))
+        related[entry.id] = shown
     return related
+
+
+def _translation_groups(entries: Sequence[RelatableEntry],
+                        translations: Mapping[str, Sequence[str]]) -> list[tuple[int, ...]]:
+    """Each entry's group: itself and its translations, as sorted positions."""
+    position = {e.id: k for k, e in enumerate(entries)}
+    return [tuple(sorted({k, *(position[t] for t in translations.get(e.id, ()) if t in position)}))
+            for k, e in enumerate(entries)]
 
 
 def _technical_words(entries: Sequence[RelatableEntry]) -> frozenset[str]:

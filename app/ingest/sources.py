@@ -57,3 +57,20 @@ def split_front_matter(text: str) -> FrontMatter:
     if not isinstance(loaded, dict):
         return FrontMatter(body=body, error="front matter is not a mapping of keys to values")
     return FrontMatter(metadata={str(k): v for k, v in loaded.items()}, body=body)
+
+
+SIDECAR_SUFFIX = ".meta.yml"
+
+
+def read_sidecar(document: Path) -> tuple[dict[str, Any], str | None]:
+    """Metadata kept beside a document whose bytes must not change (`faq.md` → `faq.md.meta.yml`)."""
+    path = document.with_name(document.name + SIDECAR_SUFFIX)
+    if not path.is_file():
+        return {}, None
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        return {}, f"{path.name} cannot be read as YAML ({exc}); its metadata was ignored"
+    if not isinstance(loaded, dict):
+        return {}, f"{path.name} is not a mapping of keys to values; its metadata was ignored"
+    return {str(k): v for k, v in loaded.items()}, None
