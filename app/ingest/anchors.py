@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from whoosh.lang.porter import stem
 
@@ -103,14 +104,15 @@ def _term_key(term: str) -> str:
 EMPTY_GLOSSARY = Glossary.from_groups([])
 
 
-def _word_anchors(word: str) -> list[str]:
+@lru_cache(maxsize=65536)
+def _word_anchors(word: str) -> tuple[str, ...]:
     """A word's anchors: itself (stemmed if plain), and an identifier's parts (`libbitsandbytes_cpu.so`)."""
     word = word.strip("._-/")
     if word.isalpha() or word in MORE_STOP_WORDS:
         keep = len(word) >= 2 and word not in STOP_WORDS and word not in MORE_STOP_WORDS
-        return [stem(word)] if keep else []
+        return (stem(word),) if keep else ()
     parts = [p for p in IDENTIFIER_PARTS.split(word) if p]
-    return [word, *(anchor for part in parts if part != word for anchor in _word_anchors(part))]
+    return (word, *(anchor for part in parts if part != word for anchor in _word_anchors(part)))
 
 
 def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> frozenset[str]:

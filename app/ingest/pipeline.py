@@ -26,8 +26,8 @@ from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, segment_markdown
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
-from app.ingest.store import Batch, store_generation
-from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote
+from app.ingest.store import Batch, EntryLinkRow, store_generation
+from app.models import Document, DocumentLink, Entry, IngestNote
 
 TAG = re.compile(r"<[^>]+>")
 
@@ -265,15 +265,12 @@ def _store_links(links: Links, batch: Batch, report: IngestReport) -> None:
         ]
     for entry_pair in alignment.entries:
         report.translation_pairs += 1
-        batch.entry_links += [
-            EntryLink(source_id=entry_pair.first, target_id=entry_pair.second, kind="translation",
-                      score=entry_pair.score),
-            EntryLink(source_id=entry_pair.second, target_id=entry_pair.first, kind="translation",
-                      score=entry_pair.score),
-        ]
+        for source, target in ((entry_pair.first, entry_pair.second), (entry_pair.second, entry_pair.first)):
+            batch.entry_links.append(EntryLinkRow(source_id=source, target_id=target, kind="translation",
+                                                  score=entry_pair.score, rank=0))
     for source, related in links.related.items():
         report.related_links += len(related)
-        batch.entry_links += [EntryLink(source_id=source, target_id=target, kind="related", score=score, rank=rank)
+        batch.entry_links += [EntryLinkRow(source_id=source, target_id=target, kind="related", score=score, rank=rank)
                               for rank, (target, score) in enumerate(related)]
     report.link_problems, report.link_review = len(alignment.problems), len(alignment.review)
     for path, message in alignment.problems:

@@ -17,12 +17,11 @@ from app.ingest.anchors import anchor_weights
 
 MAX_RELATED = 5
 MIN_SIMILARITY = 0.08  # below this, two entries share only incidental words
-PROBE_ANCHORS = 16  # an entry looks for candidates through its rarest anchors only …
-POSTING_LIMIT = 64  # … and skips anchors shared by more entries than this (they relate everything)
+POSTING_LIMIT = 50  # anchors shared by more entries than this only count when candidates are scored
 QUESTION_BOOST = 2.0  # an anchor in the question names the problem; one in the answer may be incidental
 PROSE_WEIGHT = 0.3  # plain English words (`get`, `work`) say little about the problem …
 TECHNICAL_WEIGHT = 1.5  # … library names, tools and error types (`bitsandbytes`, `FSDP`) say much
-RERANK = 4 * MAX_RELATED  # candidates scored exactly
+RERANK = 3 * MAX_RELATED  # candidates scored exactly
 
 
 @dataclass(frozen=True)
@@ -68,15 +67,21 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
         common = shared[a] & shared[b]
         return sum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
 
+    # Candidates come from an exact dot product over every anchor but the commonest (which weigh
+    # little and would make this quadratic); the best are then scored on all their anchors.
+    weighted_postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for index, vector in enumerate(vectors):
+        for anchor, value in vector.items():
+            weighted_postings[anchor].append((index, value))
     ranked_groups: dict[tuple[int, ...], list[tuple[float, tuple[int, ...]]]] = {}
     for group in dict.fromkeys(group_of):
         rough: dict[int, float] = defaultdict(float)
         for member in group:
-            probes = heapq.nlargest(PROBE_ANCHORS, (a for a in shared[member] if len(postings[a]) <= POSTING_LIMIT),
-                                    key=lambda a: weights[a])
-            for anchor in probes:
-                for other in postings[anchor]:
-                    rough[other] += weights[anchor] ** 2
+            for anchor, value in vectors[member].items():
+                posting = weighted_postings[anchor]
+                if len(posting) <= POSTING_LIMIT:
+                    for other, other_value in posting:
+                        rough[other] += value * other_value / norms[other]
         candidates = heapq.nlargest(RERANK, (k for k in rough if group_of[k] != group), key=rough.__getitem__)
         best: dict[tuple[int, ...], float] = {}
         for other in candidates:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,6 +35,7 @@ class LinkContext:
     document_urls: Mapping[str, str] = field(default_factory=dict)  # content path → portal URL
 
 
+@lru_cache(maxsize=4096)  # a document's page repeats the code blocks of its entries
 def _highlight(code: str, lang: str, _attrs: str) -> str:
     name = (lang or "").split()[0].strip("{}") if lang else ""
     try:

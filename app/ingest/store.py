@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, delete
+from sqlalchemy import Engine, delete, insert
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from app.config import Settings
@@ -21,13 +22,23 @@ from app.search.index import IndexedEntry, build_index
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
+class EntryLinkRow(TypedDict):
+    """One `EntryLink` row as plain data: there are many, and model objects are slow to build."""
+
+    source_id: str
+    target_id: str
+    kind: str
+    score: float
+    rank: int
+
+
 @dataclass
 class Batch:
     """Everything one ingest produced, ready to be stored."""
 
     documents: list[Document]
     entries: list[Entry]
-    entry_links: list[EntryLink]
+    entry_links: list[EntryLinkRow]
     document_links: list[DocumentLink]
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
@@ -78,7 +89,9 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
         session.flush()
         session.add_all(batch.entries)
         session.flush()
-        session.add_all([*batch.entry_links, *batch.document_links, *batch.notes])
+        if batch.entry_links:
+            session.execute(insert(EntryLink), batch.entry_links)
+        session.add_all([*batch.document_links, *batch.notes])
         session.add_all([
             Meta(key="generation", value=name),
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),

@@ -76,8 +76,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
 
 
 def normalise_text(text: str) -> str:
-    """Just the normalised text (for cache keys and vocabulary)."""
-    return normalise(text)[0]
+    """Just the normalised text (for cache keys, vocabulary and anchors), without offsets."""
+    if text.isascii():
+        return text.lower()
+    return "".join(map(_normalise_char, text))
 
 
 def _word_parts(original: str) -> list[str]:

@@ -72,3 +72,21 @@ def test_browser_renders_chinese_results_page_screenshot(page, server: str, tmp_
     shot = tmp_path / "search.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
+
+
+def test_browser_language_switch_stays_on_the_entry_and_related_leads_across(page, server: str) -> None:  # type: ignore[no-untyped-def]
+    page.goto(server + "/search?q=bitsandbytes+undefined+symbol")
+    page.locator("li.result a.title").first.click()
+    page.wait_for_url("**/entries/**")
+    assert page.locator("h1").inner_text().startswith("bitsandbytes/libbitsandbytes_cpu.so")
+    switch = page.locator("p.lang-switch")
+    assert "English" in switch.inner_text()  # no English entry: said so, in Chinese
+    related = page.locator("aside.links ul.entry-links").last.locator("a")
+    titles = related.all_inner_texts()
+    assert any(t.startswith("运行推理时我遇到了导入错误") for t in titles)
+    related.filter(has_text="运行推理时我遇到了导入错误").click()
+    page.wait_for_url("**/entries/**")
+    page.locator("p.lang-switch a", has_text="Read in English").click()
+    page.wait_for_url("**/entries/**")
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("h1").inner_text() == "I am getting import errors when running inference."
