@@ -43,6 +43,7 @@ class AlignableEntry:
 
     id: str
     anchors: frozenset[str]
+    title: str = ""  # for messages to editors
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,7 @@ class _Pairing:
                 elif action == "forbid":
                     self.forbidden_entries.append((first[1], second[1]))
                 else:
-                    self.forced_entries.append((first[1], second[1]))
+                    self._force_entries(first[1], second[1], f"{action} {a} ↔ {b}")
         for doc in self.documents:
             for path in doc.not_translation_of:
                 other = self.by_path.get(path)
@@ -302,6 +303,17 @@ class _Pairing:
                     self.result.problems.append((doc.path, f"not_translation_of: no document {path!r}"))
                 else:
                     self.forbidden_documents.add(frozenset((doc.id, other.id)))
+
+    def _force_entries(self, first: str, second: str, rule: str) -> None:
+        """Record an editor's entry pair, unless it repeats one or pairs an entry with its own language."""
+        if {first, second} in [set(pair) for pair in self.forced_entries]:
+            return
+        first_lang, second_lang = self.entry_document[first].lang, self.entry_document[second].lang
+        if first == second or first_lang == second_lang:
+            self.result.problems.append(
+                ("links.tsv", f"{rule}: both entries are {first_lang}; a translation is in the other language"))
+            return
+        self.forced_entries.append((first, second))
 
     def _pair(self, first: AlignableDocument, second: AlignableDocument, method: str, score: float,
               where: str) -> bool:
@@ -418,9 +430,11 @@ class _Pairing:
             self.result.entries.extend(align_entries(entries_first, entries_second, self.forbidden_entries))
         for a, b in self.forced_entries:
             self.result.entries.append(EntryPair(a, b, "links.tsv", 1.0))
+        titles = {e.id: e.title for d in self.documents for e in d.entries}
         for entry_pair in self.result.entries:
             if not entry_pair.confident:
                 where = self.entry_document[entry_pair.first].path
-                self.result.review.append((where, f"low-confidence pair ({entry_pair.method}, similarity "
-                                                   f"{entry_pair.score:.2f}): {entry_pair.first} ↔ "
-                                                   f"{entry_pair.second}"))
+                self.result.review.append((where, (
+                    f"low-confidence pair ({entry_pair.method}, similarity {entry_pair.score:.2f}): "
+                    f"{titles[entry_pair.first]!r} ↔ {titles[entry_pair.second]!r} "
+                    f"(pair or unpair {entry_pair.first} {entry_pair.second})")))

@@ -135,7 +135,8 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
         AlignableDocument(
             id=d.id, path=d.source.relative_path, lang=d.lang, translation_of=d.translation_of,
             not_translation_of=d.not_translation_of,
-            entries=[AlignableEntry(entry_id, anchors[entry_id]) for entry_id in d.entry_ids])
+            entries=[AlignableEntry(entry_id, anchors[entry_id], e.title)
+                     for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
         for d in documents], rules)
     translations: dict[str, list[str]] = defaultdict(list)
     for pair in alignment.entries:

@@ -190,3 +190,17 @@ def test_alignment_survives_deleted_inserted_and_moved_entries(tmp_path: Path, s
     assert len(pairs) >= len(expected) - 1
     first_question = blocks[0].splitlines()[0].removeprefix("### ")
     assert any(zh_question == first_question for _, zh_question in pairs)  # the moved entry
+    # Pairs found by order or by a move are listed for an editor, with both questions.
+    assert any("low-confidence pair (moved" in message and "↔" in message for _, message in alignment.review)
+
+
+def test_repeated_or_same_language_entry_rules_are_reported_not_fatal(tmp_path: Path) -> None:
+    folder = _write(tmp_path, {"faq.en.md": EN, "faq.zh.md": ZH})
+    documents = read_documents(folder, IngestReport())
+    ids = {e.question: i for d in documents for i, e in zip(d.entry_ids, d.entries, strict=True)}
+    install, logs, zh_logs = ids["How do I install it?"], ids["Where are the logs?"], ids["日志在哪里？"]
+    rules = f"pair\t{install}\t{zh_logs}\npair\t{zh_logs}\t{install}\npair\t{install}\t{logs}\n"
+    _, alignment = _align(folder, rules)
+    forced = [p for p in alignment.entries if p.method == "links.tsv"]
+    assert [(p.first, p.second) for p in forced] == [(install, zh_logs)]  # once, though written twice
+    assert "both entries are en" in alignment.problems[0][1]
