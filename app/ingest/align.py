@@ -33,7 +33,7 @@ NEIGHBOURS = 3  # candidates each entry's margin is measured against
 CONTEXT_GAP = 2  # up to this many unaligned entries on each side, between aligned pairs
 CONFIDENT = 0.25  # pairs below this similarity (or found by order alone) are listed by `faq check`
 POSITION_WEIGHT = 0.05  # breaks ties between equally similar candidates by relative position
-DOCUMENT_COVERAGE = 0.5  # content pairing: share of the smaller document's entries aligned
+DOCUMENT_COVERAGE = 0.35  # content pairing: minimum alignment score (translations score 0.6-1, others < 0.2)
 DOCUMENT_CANDIDATES = 3  # content pairing: candidates per document, by shared anchors
 
 
@@ -225,11 +225,14 @@ def _add_by_order(sim: list[list[float]], matched: dict[int, tuple[int, str]]) -
 
 
 def alignment_score(pairs: Sequence[EntryPair], first: int, second: int) -> float:
-    """How well two documents align: the share of the smaller one's entries paired, by similarity."""
-    smaller = min(first, second)
-    if not smaller:
-        return 0.0
-    return len(pairs) / smaller
+    """How well two documents align: summed pair similarity over the larger one's entry count.
+
+    Two unrelated documents still have a few pairs that stand out from their neighbours; they
+    share little in total, and the larger document's count keeps a tiny one from pairing with
+    anything on two lucky matches.
+    """
+    larger = max(first, second)
+    return sum(pair.score for pair in pairs) / larger if larger else 0.0
 
 
 def pair_documents(documents: Sequence[AlignableDocument], rules: LinkRules | None = None) -> Alignment:

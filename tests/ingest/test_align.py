@@ -204,3 +204,19 @@ def test_repeated_or_same_language_entry_rules_are_reported_not_fatal(tmp_path: 
     forced = [p for p in alignment.entries if p.method == "links.tsv"]
     assert [(p.first, p.second) for p in forced] == [(install, zh_logs)]  # once, though written twice
     assert "both entries are en" in alignment.problems[0][1]
+
+
+def test_content_pairing_finds_exactly_the_translations_among_many_documents(tmp_path: Path, shared: Path) -> None:
+    corpus = require(shared / "corpus" / "real", "the real corpus")
+    seeds = sorted(CONTENT.glob("*.md"))
+    pairs_by_folder: dict[str, set[str]] = {}
+    for number, source in enumerate([*seeds, *sorted(corpus.rglob("*.md"))]):  # the corpus README too
+        name = f"d{number:02d}.md"
+        (tmp_path / name).write_bytes(source.read_bytes())
+        parts = source.relative_to(corpus).parts if source.is_relative_to(corpus) else ()
+        if len(parts) > 1:
+            pairs_by_folder.setdefault(parts[0], set()).add(name)
+    documents, alignment = _align(tmp_path)
+    llama = {f"d{k:02d}.md" for k, seed in enumerate(seeds) if seed.name.startswith("llama-recipes-faq")}
+    assert {p.method for p in alignment.documents} == {"content"}
+    assert _paths(documents, alignment) == {frozenset(llama), *(frozenset(p) for p in pairs_by_folder.values())}
