@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test lint typecheck eval bench clean
+.PHONY: install run ingest serve test lint typecheck eval eval-links bench clean
 
 install: $(STAMP)
 
@@ -38,6 +38,9 @@ test: lint
 eval: ingest
 	$(BIN)/faq eval ../shared/eval/queries-dev.tsv
 	$(BIN)/faq eval eval/queries-project.tsv
+
+eval-links: install
+	$(BIN)/faq eval-links ../shared/corpus/real
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

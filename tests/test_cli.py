@@ -96,7 +96,7 @@ def test_faq_check_lists_link_problems_and_fails(env: Path, capsys: pytest.Captu
     out = capsys.readouterr().out
     assert "two.md: link-problem: two.md ↔ faq.md: faq.md is already paired with one.md" in out
     assert "lost.md: link-problem: translation_of: no document 'gone.md'" in out
-    assert "links.tsv: link-problem: force faq.md ↔ missing.md: no document or entry 'missing.md'" in out
+    assert "links.tsv: link-problem: pair faq.md ↔ missing.md: no document or entry 'missing.md'" in out
     assert "lost.md: link-info: no translation found (zh only)" in out
     assert "3 link problems" in out
 

@@ -8,7 +8,7 @@ alone: two documents whose entries align well on shared anchors translate each o
 Entries of a document pair are aligned by dynamic programming over anchor similarity
 (monotonic, like sentence alignment), then entries that moved are paired when they are
 each other's clear best match, then a lone pair left between two aligned pairs is paired
-when it shares at least some anchor. Nothing pairs without shared evidence.
+when it is similar enough. Nothing pairs without shared evidence: position only breaks ties.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def _add_moved(sim: list[list[float]], margin: list[list[float]], matched: dict[
     taken = {j for j, _ in matched.values()}
     free_first = [i for i in range(len(sim)) if i not in matched]
     free_second = [j for j in range(len(sim[0])) if j not in taken]
-    for i in free_first:
+    for i in list(free_first):
         if not free_second:
             return
         j = max(free_second, key=lambda col: sim[i][col])
@@ -203,6 +203,7 @@ def _add_moved(sim: list[list[float]], margin: list[list[float]], matched: dict[
             continue
         if max(free_first, key=lambda row: sim[row][j]) == i:
             matched[i] = (j, "moved")
+            free_first.remove(i)
             free_second.remove(j)
 
 
@@ -248,7 +249,6 @@ class _Pairing:
         self.by_path = {d.path: d for d in documents}
         self.by_id = {d.id: d for d in documents}
         self.entry_document = {e.id: d for d in documents for e in d.entries}
-        self.entry_by_question: dict[str, str] = {}
         self.rules = rules
         self.result = Alignment()
         self.partner: dict[str, str] = {}
@@ -280,7 +280,7 @@ class _Pairing:
         return None
 
     def _read_rules(self) -> None:
-        for action, pairs in (("forbid", self.rules.forbid), ("force", self.rules.force)):
+        for action, pairs in (("unpair", self.rules.forbid), ("pair", self.rules.force)):
             for a, b in pairs:
                 first, second = self._resolve(a), self._resolve(b)
                 if first is None or second is None:
@@ -291,11 +291,11 @@ class _Pairing:
                     self.result.problems.append(
                         ("links.tsv", f"{action} {a} ↔ {b}: pairs a document with an entry; name two of a kind"))
                     continue
-                if first[0] == "document" and action == "forbid":
+                if first[0] == "document" and action == "unpair":
                     self.forbidden_documents.add(frozenset((first[1], second[1])))
                 elif first[0] == "document":
                     self._pair(self.by_id[first[1]], self.by_id[second[1]], "links.tsv", 1.0, "links.tsv")
-                elif action == "forbid":
+                elif action == "unpair":
                     self.forbidden_entries.append((first[1], second[1]))
                 else:
                     self._force_entries(first[1], second[1], f"{action} {a} ↔ {b}")
