@@ -110,7 +110,7 @@ def test_entry_without_translation_says_so_and_offers_the_translated_document(pa
     assert entry["translations"] == []
     assert [d["id"] for d in entry["document"]["translations"]] == ["guide-en"]
     page = partial.get(entry["url"]).text
-    assert "此条目没有English版本。" in page
+    assert "此条目没有英文版本。" in page
     assert '<a href="/documents/guide-en" hreflang="en">所属文档有译文：Guide</a>' in page
 
 
