@@ -90,6 +90,12 @@ def _word_parts(original: str) -> list[str]:
     return [p.lower() for p in parts if p]
 
 
+@lru_cache(maxsize=16384)
+def _dictionary_words(run: str) -> tuple[tuple[str, int, int], ...]:
+    """jieba's words of three or more characters in a Chinese run (runs repeat: breadcrumbs, phrases)."""
+    return tuple((word, start, end) for word, start, end in jieba.tokenize(run, mode="search") if end - start >= 3)
+
+
 def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
     """The terms of `text`, in order; queries get bigrams only for Chinese (exact containment)."""
     norm, offsets = normalise(text)
@@ -106,10 +112,9 @@ def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
             for i in range(len(run) - 1):
                 yield Term(run[i:i + 2], position + i, offsets[start + i], offsets[start + i + 1] + 1)
             if not for_query:
-                for word, w_start, w_end in jieba.tokenize(run, mode="search"):
-                    if w_end - w_start >= 3:
-                        yield Term(word, position + w_start, offsets[start + w_start],
-                                   offsets[start + w_end - 1] + 1)
+                for word, w_start, w_end in _dictionary_words(run):
+                    yield Term(word, position + w_start, offsets[start + w_start],
+                               offsets[start + w_end - 1] + 1)
             position += len(run) - 1
             continue
         word = match.group()

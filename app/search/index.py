@@ -45,7 +45,7 @@ def build_schema() -> Schema:
         errors=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["errors"]),
         code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
         # Unstemmed words, only for spelling suggestions ("did you mean").
-        vocabulary=TEXT(analyzer=RegexTokenizer(r"[A-Za-z][A-Za-z_\-]{2,}") | LowercaseFilter()),
+        vocabulary=TEXT(analyzer=RegexTokenizer(r"[A-Za-z][A-Za-z_\-]{2,}") | LowercaseFilter(), phrase=False),
     )
 
 
