@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from app.ingest import related as related_module
+from app.ingest.align import LinkRules
+from app.ingest.glossary import read_glossary
+from app.ingest.pipeline import IngestReport, link_documents, read_documents
 from app.ingest.related import MAX_RELATED, RelatableEntry, related_entries
+from tests.conftest import CONTENT
 
 
 def _entry(entry_id: str, lang: str, *anchors: str, question: tuple[str, ...] = ()) -> RelatableEntry:
@@ -42,3 +49,13 @@ def test_scores_are_ranked_and_capped() -> None:
         scores = [s for _, s in items]
         assert scores == sorted(scores, reverse=True)
         assert entry_id not in [r for r, _ in items]
+
+
+def test_the_candidate_shortcut_finds_what_brute_force_finds_on_the_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    documents = read_documents(CONTENT, IngestReport())
+    glossary = read_glossary(CONTENT)[0]
+    fast = link_documents(documents, glossary, LinkRules()).related
+    monkeypatch.setattr(related_module, "POSTING_LIMIT", 10**9)
+    monkeypatch.setattr(related_module, "RERANK", 10**9)
+    exact = link_documents(documents, glossary, LinkRules()).related
+    assert fast == exact
