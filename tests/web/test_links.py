@@ -77,7 +77,8 @@ def test_entry_page_switches_language_to_the_translated_entry(client: InProcessC
     entry = _entry_titled(client, "llama-recipes-faq-en", "I am getting import errors")
     (translation,) = entry["translations"]
     page = client.get(entry["url"]).text
-    assert f'<a href="{translation["url"]}" hreflang="zh-Hans" rel="alternate">阅读中文版</a>' in page
+    switch = f'<a href="{translation["url"]}" hreflang="zh-Hans" lang="zh-Hans" rel="alternate">阅读中文版</a>'
+    assert switch in page
     assert f'<link rel="alternate" hreflang="en" href="{entry["url"]}">' in page  # itself, too
     assert f'<link rel="alternate" hreflang="zh-Hans" href="{translation["url"]}">' in page
     assert "相关条目" not in page and "Related" in page
