@@ -1,4 +1,4 @@
-"""The ingest, stage by stage: read → decode → segment → detect language → align → render → store."""
+"""The ingest, stage by stage: read → decode → segment → detect language → link → render → store."""
 
 from __future__ import annotations
 
