@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import pytest
 
-from app.ingest.align import Alignment, language_neutral_name
+from app.ingest.align import AlignableEntry, Alignment, align_entries, language_neutral_name
 from app.ingest.glossary import read_glossary
 from app.ingest.links import parse_link_rules
 from app.ingest.pipeline import IngestReport, ReadDocument, link_documents, read_documents
@@ -220,3 +221,15 @@ def test_content_pairing_finds_exactly_the_translations_among_many_documents(tmp
     llama = {f"d{k:02d}.md" for k, seed in enumerate(seeds) if seed.name.startswith("llama-recipes-faq")}
     assert {p.method for p in alignment.documents} == {"content"}
     assert _paths(documents, alignment) == {frozenset(llama), *(frozenset(p) for p in pairs_by_folder.values())}
+
+
+def test_every_pair_shares_evidence_and_entries_pair_at_most_once() -> None:
+    rng = random.Random(5)
+    vocabulary = [f"word:term{k}" for k in range(400)]
+    for _ in range(30):
+        first = [AlignableEntry(f"a{i}", frozenset(rng.sample(vocabulary, 6))) for i in range(rng.randint(1, 25))]
+        second = [AlignableEntry(f"b{i}", frozenset(rng.sample(vocabulary, 6))) for i in range(rng.randint(1, 25))]
+        anchors = {e.id: e.anchors for e in [*first, *second]}
+        pairs = align_entries(first, second)
+        assert all(anchors[p.first] & anchors[p.second] for p in pairs)
+        assert len({p.first for p in pairs}) == len({p.second for p in pairs}) == len(pairs)
