@@ -23,7 +23,6 @@ UI = {
            "no_results": "No entry matches. Try fewer words, another spelling, or the other language.",
            "translation": "Translation", "related": "Related", "in_document": "In",
            "any": "Any language", "language_names": {"en": "English", "zh": "Chinese"},
-           "read_in": {"zh": "阅读中文版", "en": "Read in English"},
            "no_entry_translation": "This entry has no {language} version.",
            "translated_document": "The document is translated: {title}",
            "previous": "Previous", "next": "Next", "json": "JSON", "source": "Source line",
@@ -34,7 +33,6 @@ UI = {
            "no_results": "没有匹配的条目。试试更少的词、别的写法或另一种语言。",
            "translation": "译文", "related": "相关条目", "in_document": "所属文档",
            "any": "所有语言", "language_names": {"en": "英文", "zh": "中文"},
-           "read_in": {"zh": "阅读中文版", "en": "Read in English"},
            "no_entry_translation": "此条目没有{language}版本。",
            "translated_document": "所属文档有译文：{title}",
            "previous": "上一页", "next": "下一页", "json": "JSON", "source": "源文件行",
@@ -43,6 +41,7 @@ UI = {
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
 OTHER_LANGUAGE = {"en": "zh", "zh": "en"}
+READ_IN = {"zh": "阅读中文版", "en": "Read in English"}  # the switch speaks the language it leads to
 
 
 def html_lang(lang: str) -> str:
@@ -121,7 +120,7 @@ def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
     title_html, body_html = reader.entry_html(entry_id)
     other = OTHER_LANGUAGE.get(entry.lang, "en")
     return _render(request, "pages/entry.html", entry.lang, f"/api/v1/entries/{entry.id}", {
-        "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other,
+        "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other, "read_in": READ_IN,
         "other_documents": [d for d in entry.document.translations if d.lang == other],
     })
 
