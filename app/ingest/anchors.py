@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from whoosh.lang.porter import stem
 
+from app.ingest.language import HAN
 from app.search.analysis import STOP_WORDS, normalise_text
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -28,7 +29,6 @@ WORD = re.compile(r"[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
 FENCE_OPENER = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 IDENTIFIER_PARTS = re.compile(r"[._\-/]+|\d+")
 CODE_COMMENT = re.compile(r"^\s*(?:#|//|--)")
-HAN_TERM = re.compile(r"[\u3400-\u9fff]")
 SEPARATORS = re.compile(r"[\s_-]+")
 MIN_CODE_LINE = 8  # shorter code lines (`fi`, `}`) are not distinctive
 MORE_STOP_WORDS = frozenset("""
@@ -76,7 +76,7 @@ class Glossary:
         for key, line in first_line.items():
             if not key:
                 continue
-            if HAN_TERM.search(key):
+            if HAN.search(key):
                 chinese.append((key.replace(" ", ""), root(line)))
             else:
                 concept_of[key] = root(line)
@@ -125,8 +125,7 @@ def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> froze
             if len(line) >= MIN_CODE_LINE and not CODE_COMMENT.match(line):
                 anchors.add("line:" + line)
     anchors.update("code:" + " ".join(span.split()) for span in CODE_SPAN.findall(text) if span.strip())
-    urls = URL.findall(text)
-    anchors.update("url:" + url.rstrip(".,;:!?") for url in urls)
+    anchors.update("url:" + url.rstrip(".,;:!?") for url in URL.findall(text))
     anchors.update("url:" + target for target in LINK_TARGET.findall(text) if "://" not in target
                    and not target.startswith("#"))
     anchors.update("number:" + number for number in NUMBER.findall(text))
