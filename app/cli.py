@@ -137,11 +137,15 @@ def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
     if not corpus.is_dir():
         print(f"faq eval-links: no corpus folder at {corpus}", file=sys.stderr)
         return EXIT_USAGE
-    for renamed in (False, True):
-        print("files renamed to meaningless names (content only):" if renamed else "files as laid out:")
+    modes = (("files as laid out:", False, False),
+             ("files renamed to meaningless names (content only):", True, False),
+             ("as laid out, each Chinese file edited (entries deleted, moved, inserted from another file):",
+              False, True))
+    for title, renamed, perturbed in modes:
+        print(title)
         print(f"  {'folder':<14} {'pairs':>6} {'correct':>8} {'gold':>5} {'precision':>10} {'recall':>7} "
               f"{'unpaired paired':>16}")
-        for score in evaluate_links(corpus, renamed, glossary):
+        for score in evaluate_links(corpus, renamed, glossary, perturbed):
             print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
                   f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
     return EXIT_OK

@@ -9,14 +9,15 @@ gets a meaningless name first, so only content can pair them.
 from __future__ import annotations
 
 import csv
+import random
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.ingest.align import LinkRules
-from app.ingest.pipeline import IngestReport, link_documents, read_documents
+from app.ingest.pipeline import IngestReport, ReadDocument, link_documents, read_documents
 
 Entry = tuple[str, str, str]  # (path in the pool, question, language)
 
@@ -47,24 +48,65 @@ def _rows(path: Path) -> list[list[str]]:
         return list(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))[1:]
 
 
-def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]]) -> list[tuple[Entry, Entry]]:
-    """Copy `files` (new name → source) into one content folder, read and align them like the ingest."""
+def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]],
+                     perturbed: bool) -> tuple[list[tuple[Entry, Entry]], set[tuple[str, str]]]:
+    """Copy `files` (new name → source) into one content folder, read and align them like the ingest.
+
+    Returns the pairs, and the (path, question) of entries a perturbation deleted.
+    """
     with tempfile.TemporaryDirectory() as work:
         for name, source in files.items():
             target = Path(work) / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
         documents = read_documents(Path(work), IngestReport())
+    deleted: set[tuple[str, str]] = set()
+    if perturbed:
+        documents, deleted = perturb(documents)
     alignment = link_documents(documents, glossary, LinkRules()).alignment
     where: dict[str, Entry] = {}
     for doc in documents:
         for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True):
             where[entry_id] = (doc.source.relative_path, parsed.question, doc.lang)
-    return [(where[p.first], where[p.second]) for p in alignment.entries]
+    return [(where[p.first], where[p.second]) for p in alignment.entries], deleted
 
 
-def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Sequence[str]] = ()) -> list[LinkScore]:
-    """Scores per folder, then the total; every folder's files are aligned together, in one content folder."""
+def perturb(documents: list[ReadDocument], seed: int = 13) -> tuple[list[ReadDocument], set[tuple[str, str]]]:
+    """Edit every Chinese document the way translations drift: entries deleted, moved, and inserted.
+
+    About one entry in seven is deleted, one or two move elsewhere, and two entries of another
+    Chinese document are inserted (they must stay unpaired). Returns the edited documents and
+    the (path, question) of the deleted entries.
+    """
+    rng = random.Random(seed)
+    chinese = [d for d in documents if d.lang == "zh" and len(d.entries) >= 4]
+    deleted: set[tuple[str, str]] = set()
+    edited: dict[str, ReadDocument] = {}
+    for number, doc in enumerate(chinese):
+        rows = list(zip(doc.entries, doc.entry_ids, doc.entry_langs, strict=True))
+        for row in rng.sample(rows, max(1, len(rows) // 7)):
+            rows.remove(row)
+            deleted.add((doc.source.relative_path, row[0].question))
+        for _ in range(1 + len(rows) // 20):
+            row = rows.pop(rng.randrange(len(rows)))
+            rows.insert(rng.randrange(len(rows) + 1), row)
+        donor = chinese[(number + 1) % len(chinese)]
+        if donor is not doc:
+            for k, (parsed, entry_id, lang) in enumerate(rng.sample(
+                    list(zip(donor.entries, donor.entry_ids, donor.entry_langs, strict=True)), 2)):
+                rows.insert(rng.randrange(len(rows) + 1), (parsed, f"{entry_id}-inserted-{k}", lang))
+        entries, ids, langs = (list(column) for column in zip(*rows, strict=True))
+        edited[doc.id] = replace(doc, entries=entries, entry_ids=ids, entry_langs=langs)
+    return [edited.get(d.id, d) for d in documents], deleted
+
+
+def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Sequence[str]] = (),
+                   perturbed: bool = False) -> list[LinkScore]:
+    """Scores per folder, then the total; every folder's files are aligned together, in one content folder.
+
+    With `perturbed`, the Chinese documents are edited first (see `perturb`); gold pairs whose
+    Chinese entry was deleted no longer count.
+    """
     folders = sorted(p for p in corpus.iterdir() if (p / "pairs.tsv").is_file())
     files: dict[str, Path] = {}
     origin: dict[str, tuple[str, str]] = {}  # name in the pool → (folder, path in the folder)
@@ -81,7 +123,12 @@ def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Seque
         gold |= {(folder.name, *row[:4]) for row in _rows(folder / "pairs.tsv")}  # type: ignore[misc]
         unpaired |= {(folder.name, row[0], row[1]) for row in _rows(folder / "unpaired.tsv")}
         scores[folder.name].gold = len(_rows(folder / "pairs.tsv"))
-    for first, second in _predicted_pairs(files, glossary):
+    predicted, deleted = _predicted_pairs(files, glossary, perturbed)
+    pool_name = {value: key for key, value in origin.items()}
+    for folder_name, _, _, zh_file, zh_question in gold:
+        if (pool_name[(folder_name, zh_file)], zh_question) in deleted:
+            scores[folder_name].gold -= 1
+    for first, second in predicted:
         en, zh = (first, second) if first[2] == "en" else (second, first)
         (en_folder, en_file), (zh_folder, zh_file) = origin[en[0]], origin[zh[0]]
         score = scores[en_folder]

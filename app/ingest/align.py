@@ -191,20 +191,22 @@ def _monotonic(sim: list[list[float]], margin: list[list[float]]) -> dict[int, t
 
 
 def _add_moved(sim: list[list[float]], margin: list[list[float]], matched: dict[int, tuple[int, str]]) -> None:
-    """Pair entries that moved: unaligned, similar, and each other's best unaligned match."""
+    """Pair entries that moved: unaligned, similar, standing out, and each other's best match of all.
+
+    "Best of all", not best of what is left: when an entry's translation was deleted, the
+    best of the leftovers is only the least bad.
+    """
     taken = {j for j, _ in matched.values()}
-    free_first = [i for i in range(len(sim)) if i not in matched]
-    free_second = [j for j in range(len(sim[0])) if j not in taken]
-    for i in list(free_first):
-        if not free_second:
-            return
-        j = max(free_second, key=lambda col: sim[i][col])
-        if sim[i][j] < MOVED_SIMILARITY or margin[i][j] < MOVED_MARGIN:
+    columns = list(zip(*sim, strict=True))
+    for i, row in enumerate(sim):
+        if i in matched:
             continue
-        if max(free_first, key=lambda row: sim[row][j]) == i:
+        j = max(range(len(row)), key=row.__getitem__)
+        if j in taken or row[j] < MOVED_SIMILARITY or margin[i][j] < MOVED_MARGIN:
+            continue
+        if max(range(len(columns[j])), key=columns[j].__getitem__) == i:
             matched[i] = (j, "moved")
-            free_first.remove(i)
-            free_second.remove(j)
+            taken.add(j)
 
 
 def _add_by_order(sim: list[list[float]], matched: dict[int, tuple[int, str]]) -> None:
