@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
+    app.state.templates.env.filters["html_lang"] = pages.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI from a Python package, not a CDN: the portal runs on intranets.
     app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
