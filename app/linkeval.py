@@ -1,4 +1,4 @@
-"""`faq eval-links`: precision and recall of entry pairs against a gold bilingual corpus.
+"""`faq eval-links`: entries found and pairs made, against a gold bilingual corpus.
 
 The corpus is laid out like `../shared/corpus/real/`: one folder per pair of documents with
 `pairs.tsv` (en_file, en_question, zh_file, zh_question) and `unpaired.tsv` (file, question).
@@ -13,7 +13,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.ingest.align import LinkRules
@@ -41,6 +41,23 @@ class LinkScore:
     def recall(self) -> float:
         """Share of gold pairs that were predicted."""
         return self.correct / self.gold if self.gold else 1.0
+
+
+@dataclass
+class SegmentScore:
+    """Entries found in one file (or all of them) against its gold question lines."""
+
+    name: str
+    found: int = 0
+    gold: int = 0
+    matched: int = 0  # found entries whose question text is a gold question
+    missed: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)  # found entries that are not gold questions
+
+    @property
+    def recall(self) -> float:
+        """Share of gold entries found with their exact question text."""
+        return self.matched / self.gold if self.gold else 1.0
 
 
 def _rows(path: Path) -> list[list[str]]:
@@ -143,3 +160,40 @@ def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Seque
         total.gold += s.gold
         total.unpaired_violations += s.unpaired_violations
     return [*scores.values(), total]
+
+
+def gold_questions(folder: Path) -> dict[str, list[str]]:
+    """Each file's gold questions (pairs and unpaired entries), by path relative to the folder."""
+    questions: dict[str, list[str]] = {}
+    for en_file, en_question, zh_file, zh_question in (row[:4] for row in _rows(folder / "pairs.tsv")):
+        questions.setdefault(en_file, []).append(en_question)
+        questions.setdefault(zh_file, []).append(zh_question)
+    for file, question in (row[:2] for row in _rows(folder / "unpaired.tsv")):
+        questions.setdefault(file, []).append(question)
+    if (folder / "counts.tsv").is_file():
+        for file, _ in (row[:2] for row in _rows(folder / "counts.tsv")):
+            questions.setdefault(file, [])
+    return questions
+
+
+def evaluate_segments(corpus: Path) -> list[SegmentScore]:
+    """Per file, the entries the ingest cuts out against the gold questions; then the total."""
+    scores: list[SegmentScore] = []
+    for folder in sorted(p for p in corpus.iterdir() if (p / "pairs.tsv").is_file()):
+        gold = gold_questions(folder)
+        found = {doc.source.relative_path: [e.question for e in doc.entries]
+                 for doc in read_documents(folder, IngestReport())}
+        for file in sorted(gold):
+            wanted, got = set(gold[file]), found.get(file, [])
+            scores.append(SegmentScore(
+                name=f"{folder.name}/{file}", found=len(got), gold=len(wanted),
+                matched=len(wanted & set(got)),
+                missed=[q for q in gold[file] if q not in got], extra=[q for q in got if q not in wanted]))
+    total = SegmentScore("overall")
+    for score in scores:
+        total.found += score.found
+        total.gold += score.gold
+        total.matched += score.matched
+        total.missed += score.missed
+        total.extra += score.extra
+    return [*scores, total]
