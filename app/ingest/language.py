@@ -38,10 +38,15 @@ def entry_language(text: str, document_lang: str) -> str:
 
 
 def language_from_name(relative_path: str) -> str | None:
-    """A language named by the file's path (`faq.zh.md`, `FAQ_zh.md`, `zh_cn/…`), if any."""
-    lowered = relative_path.lower()
-    if re.search(r"(?:^|[/._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw))(?:[/._-]|$)", lowered):
-        return "zh"
-    if re.search(r"(?:^|[/._-])(?:en|en[_-]us)(?:[/._-]|$)", lowered):
-        return "en"
+    """A language named by the file's path (`faq.zh.md`, `FAQ_zh.md`, `zh_cn/…`), if any.
+
+    The file name speaks first, then its folders from the nearest out: a folder called
+    `zh-en-samples` says nothing about `faq.en.md` inside it.
+    """
+    for part in reversed(relative_path.lower().split("/")):
+        if re.search(r"(?:^|[._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw))(?:[._-]|$)", part):
+            if not re.search(r"(?:^|[._-])(?:en|en[_-]us)(?:[._-]|$)", part):
+                return "zh"
+        elif re.search(r"(?:^|[._-])(?:en|en[_-]us)(?:[._-]|$)", part):
+            return "en"
     return None

@@ -1,0 +1,229 @@
+"""The document as markdown-it sees it: sections under headings, `<details>` units, plain text.
+
+markdown-it's syntax tree is the only parser. A `<details>` block whose summary asks a
+question is one unit, headings inside it included (they belong to its answer); any other
+`<details>` is transparent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+
+from app.ingest.segment.evidence import EMOJI_SHORTCODE, question_score
+from app.ingest.text import plain_inline
+
+PARSER = MarkdownIt("commonmark", {"html": True, "maxNesting": 40}).enable("table")
+DETAILS_OPEN = re.compile(r"(?i)<details\b")
+DETAILS_CLOSE = re.compile(r"(?i)</details\s*>")
+SUMMARY = re.compile(r"(?is)<summary\b[^>]*>(.*?)</summary\s*>")
+BOLD_WRAPPER = re.compile(r"(?is)^\s*<(b|strong)>(.*)</\1>\s*$")
+TAG = re.compile(r"<[^>]+>")
+HTML_HEADING = re.compile(r"(?is)^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>[ \t]*(?:\n|$)")
+
+
+@dataclass(frozen=True)
+class Details:
+    """A `<details>` block whose `<summary>` is a question: one entry, headings inside included."""
+
+    start: int  # 0-based line of `<details>`
+    end: int  # exclusive
+    summary_line: int
+    question: str  # the summary's source, tags and a `<b>` wrapper removed
+    body_start: int  # first line after `</summary>`
+
+
+@dataclass
+class Section:
+    """The blocks under one heading, up to the next heading (or the preamble)."""
+
+    heading: SyntaxTreeNode | None
+    level: int
+    title: str
+    path: tuple[str, ...]  # titles of enclosing headings, outermost first
+    blocks: list[SyntaxTreeNode]
+    start_line: int  # first line of the section's own content (0-based)
+    end_line: int  # exclusive: where the next heading starts
+    source: str = ""  # the heading as written, marker removed (inline markdown or HTML kept)
+    subtree_end: int = 0  # exclusive: where the next heading of this level or higher starts
+    details: list[Details] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)  # direct sub-sections
+    in_scope: bool = True
+    is_title: bool = False  # the document's title heading: never part of a breadcrumb
+
+    @property
+    def is_leaf(self) -> bool:
+        """No sub-sections."""
+        return not self.children
+
+    @property
+    def heading_line(self) -> int:
+        """0-based line of the heading (the start of the content for the preamble)."""
+        return self.heading.map[0] if self.heading is not None and self.heading.map else self.start_line
+
+
+def parse(text: str) -> SyntaxTreeNode:
+    """The syntax tree of a markdown text."""
+    return SyntaxTreeNode(PARSER.parse(text))
+
+
+def sections(root: SyntaxTreeNode, lines: list[str]) -> list[Section]:
+    """The document cut at its headings, in order; the first section is the preamble."""
+    blocks = _fold_details(list(root.children), lines)
+    result = [Section(heading=None, level=0, title="", path=(), blocks=[], start_line=0, end_line=0)]
+    stack: list[Section] = []
+    for block in blocks:
+        if isinstance(block, Details):
+            result[-1].details.append(block)
+            continue
+        html_heading = HTML_HEADING.match(block.content) if block.type == "html_block" and block.map else None
+        if block.type != "heading" and html_heading is None:
+            result[-1].blocks.append(block)
+            continue
+        if html_heading is not None:
+            level, source = int(html_heading.group(1)), html_heading.group(2).strip()
+            title = " ".join(TAG.sub("", source).split())
+            start = block.map[0] + 1 if block.map else result[-1].end_line
+        else:
+            level, title = int(block.tag[1]), heading_text(block)
+            start = block.map[1] if block.map else result[-1].end_line
+            source = _heading_source(lines[block.map[0]]) if block.map else title
+        while stack and stack[-1].level >= level:
+            stack.pop()
+        result[-1].end_line = block.map[0] if block.map else start
+        section = Section(heading=block, level=level, title=title, source=source,
+                          path=tuple(s.title for s in stack), blocks=[], start_line=start, end_line=start)
+        if html_heading is not None and block.map and block.map[1] > start:
+            section.blocks.append(block)  # the answer follows the heading inside one HTML block
+        if stack:
+            stack[-1].children.append(section)
+        result.append(section)
+        stack.append(section)
+    result[-1].end_line = len(lines)
+    for i, section in enumerate(result):
+        section.subtree_end = next(
+            (later.heading_line for later in result[i + 1:] if later.level <= section.level and later.level),
+            len(lines))
+    return result
+
+
+def _fold_details(blocks: list[SyntaxTreeNode], lines: list[str]) -> list[SyntaxTreeNode | Details]:
+    """Replace the blocks inside each question `<details>` by one Details unit."""
+    code = _code_lines(blocks)
+    result: list[SyntaxTreeNode | Details] = []
+    skip_until = -1
+    for index, block in enumerate(blocks):
+        start, end = span(block)
+        details = None
+        if block.type == "html_block" and end > skip_until:
+            details = _question_details(block, max(start, skip_until), blocks[index + 1:], lines, code)
+        if start >= skip_until:
+            result.append(details or block)
+        elif details is not None:
+            result.append(details)
+        if details is not None:
+            skip_until = details.end
+    return result
+
+
+def _code_lines(blocks: Sequence[SyntaxTreeNode]) -> set[int]:
+    """Lines inside fenced or indented code anywhere in the tree: no `<details>` tag counts there."""
+    lines: set[int] = set()
+    for block in blocks:
+        for node in block.walk():
+            if node.type in {"fence", "code_block"} and node.map:
+                lines.update(range(*node.map))
+    return lines
+
+
+def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[SyntaxTreeNode],
+                      lines: list[str], code: set[int]) -> Details | None:
+    _, block_end = span(block)
+    start = next((n for n in range(first, block_end) if DETAILS_OPEN.search(lines[n])), None)
+    if start is None:
+        return None
+    head = "\n".join(lines[start:start + 12])
+    summary = SUMMARY.search(head)
+    if summary is None:
+        return None
+    inner = summary.group(1).strip()
+    wrapped = BOLD_WRAPPER.match(inner)
+    question = " ".join((wrapped.group(2) if wrapped else inner).split())
+    if not question_score(TAG.sub("", question)):
+        return None
+    text_start = summary.start(1) + len(summary.group(1)) - len(summary.group(1).lstrip())
+    summary_line = start + head[:text_start].count("\n")
+    body_start = start + head[:summary.end()].count("\n") + 1
+    return Details(start=start, end=_details_end(start, following, lines, code), summary_line=summary_line,
+                   question=question, body_start=body_start)
+
+
+def _details_end(start: int, following: Sequence[SyntaxTreeNode], lines: list[str], code: set[int]) -> int:
+    depth = 0
+    for number in range(start, len(lines)):
+        if number in code:
+            continue
+        line = lines[number]
+        if number == start:
+            line = line[DETAILS_OPEN.search(line).start():]  # type: ignore[union-attr]
+        depth += len(DETAILS_OPEN.findall(line)) - len(DETAILS_CLOSE.findall(line))
+        if depth <= 0:
+            return number + 1
+    # Never closed: it ends where the next `<details>` or heading starts.
+    for block in following:
+        if block.map and (block.type == "heading" or DETAILS_OPEN.search(block.content)):
+            return block.map[0]
+    return len(lines)
+
+
+def heading_text(node: SyntaxTreeNode) -> str:
+    """Plain text of a heading node (HTML anchors, markup and emoji shortcodes dropped)."""
+    text = EMOJI_SHORTCODE.sub("", paragraph_text(node))
+    return " ".join(text.split()) or paragraph_text(node)
+
+
+def paragraph_text(node: SyntaxTreeNode) -> str:
+    """Plain text of a block with one inline child (paragraph, heading)."""
+    inline = node.children[0] if node.children else None
+    return " ".join(plain_inline(inline.children).split()) if inline is not None else ""
+
+
+def first_line_nodes(paragraph: SyntaxTreeNode) -> list[SyntaxTreeNode]:
+    """The inline nodes of a paragraph's first line."""
+    inline = paragraph.children[0] if paragraph.children else None
+    nodes: list[SyntaxTreeNode] = []
+    for child in inline.children if inline is not None else []:
+        if child.type in {"softbreak", "hardbreak"}:
+            break
+        nodes.append(child)
+    return nodes
+
+
+def cell_text(node: SyntaxTreeNode) -> str:
+    """Plain text of a table cell, `<br>` read as a space."""
+    return " ".join(plain_inline(node.children[0].children if node.children else []).split())
+
+
+def cell_markdown(node: SyntaxTreeNode) -> str:
+    """A table cell's inline source, with `<br>` turned into line breaks."""
+    inline = node.children[0] if node.children else None
+    content = inline.content if inline is not None else ""
+    return re.sub(r"(?i)<br\s*/?>", "\n", content).strip()
+
+
+def span(node: SyntaxTreeNode) -> tuple[int, int]:
+    """0-based first line and exclusive end line of a block."""
+    return (node.map[0], node.map[1]) if node.map else (0, 0)
+
+
+def _heading_source(line: str) -> str:
+    return re.sub(r"^\s{0,3}#{1,6}\s*", "", line).rstrip().rstrip("#").rstrip()
+
+
+def trim(text: str) -> str:
+    """Without leading blank lines and trailing white space."""
+    return text.strip("\n").rstrip()
