@@ -15,7 +15,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_SKIPPED = 3
 # What `faq check` lists; the failing kinds need an editor (fix, or confirm in content/links.tsv).
-CHECK_KINDS = ("skipped", "warning", "repair-uncertain", "link-problem", "link-review", "link-info")
+CHECK_KINDS = ("skipped", "warning", "structure", "repair-uncertain", "link-problem", "link-review", "link-info")
 FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 
@@ -41,6 +41,11 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     if report.link_problems or report.link_review:
         print(f"links to check:     {report.link_problems} problems, {report.link_review} low-confidence pairs "
               "(see `faq check`)")
+    if report.structure_notes:
+        print(f"structure to check: {len(report.structure_notes)} (close calls or ignored hints; "
+              "see `faq check`, `faq inspect FILE`)")
+        for path, message in report.structure_notes:
+            print(f"  structure  {path}: {message}")
     print(f"encoding repairs:   {report.repairs}")
     print(f"warnings:           {len(report.warnings)}")
     for path, message in report.warnings:
@@ -108,7 +113,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     counts = Counter(note.kind for note in notes)
     print(f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
           f"{counts['link-problem']} link problems, {counts['link-review']} low-confidence pairs to confirm "
-          f"(`pair`/`unpair` in content/links.tsv), {counts['warning']} other warnings, "
+          f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure close calls "
+          f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
     return EXIT_FAILED if any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
 
@@ -130,13 +136,23 @@ def _repair_self_test() -> int:
 
 def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
     from app.ingest.glossary import read_glossary
-    from app.linkeval import evaluate_links
+    from app.linkeval import evaluate_links, evaluate_segments
 
     glossary, _ = read_glossary(settings.content_dir)
     corpus = Path(args.corpus)
     if not corpus.is_dir():
         print(f"faq eval-links: no corpus folder at {corpus}", file=sys.stderr)
         return EXIT_USAGE
+    print("entries found (exact question text) against the gold questions:")
+    print(f"  {'file':<52} {'found':>6} {'gold':>5} {'matched':>8} {'missed':>7} {'extra':>6}")
+    for seg in evaluate_segments(corpus):
+        print(f"  {seg.name[:52]:<52} {seg.found:>6} {seg.gold:>5} {seg.matched:>8} {len(seg.missed):>7} "
+              f"{len(seg.extra):>6}")
+        if args.verbose and seg.name != "overall":
+            for question in seg.missed:
+                print(f"      missed: {question[:100]}")
+            for question in seg.extra:
+                print(f"      extra:  {question[:100]}")
     modes = (("files as laid out:", False, False),
              ("files renamed to meaningless names (content only):", True, False),
              ("as laid out, each Chinese file edited (entries deleted, moved, inserted from another file):",
@@ -148,6 +164,18 @@ def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
         for score in evaluate_links(corpus, renamed, glossary, perturbed):
             print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
                   f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
+    return EXIT_OK
+
+
+def _inspect(args: argparse.Namespace, settings: Settings) -> int:
+    from app.ingest.inspect import InspectError, inspect_file
+
+    try:
+        report = inspect_file(Path(args.file), settings.content_dir)
+    except InspectError as exc:
+        print(f"faq inspect: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(report)
     return EXIT_OK
 
 
@@ -169,8 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--self-test", action="store_true",
                        help="damage a clean sample the way seed 004 was damaged, repair it, print the figures")
     check.set_defaults(handler=_check)
+    inspect = commands.add_parser(
+        "inspect", help="show how one file segments: each entry, the rule that made it, the readings that lost")
+    inspect.add_argument("file", metavar="FILE", help="a markdown file (inside or outside the content folder)")
+    inspect.set_defaults(handler=_inspect)
     links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
-    links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR")
+    links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR",
+                       help="folders of documents with gold pairs.tsv/unpaired.tsv (default: %(default)s)")
+    links.add_argument("--verbose", action="store_true", help="list every missed and extra question")
     links.set_defaults(handler=_eval_links)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
     evaluation.add_argument("queries", metavar="QUERIES.tsv")

@@ -27,7 +27,7 @@ LANG_MARKERS = re.compile(
 DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-]cn|zh|en)(/)")
 
 MIN_SIMILARITY = 0.12  # an aligned pair shares at least this share of its anchor weight
-MOVED_SIMILARITY = 0.6  # an entry paired out of order must be this similar, stand out, and be mutually best
+MOVED_SIMILARITY = 0.8  # an entry paired out of order must be this similar, stand out, and be mutually best
 MOVED_MARGIN = 1.3
 NEIGHBOURS = 3  # candidates each entry's margin is measured against
 CONTEXT_GAP = 2  # up to this many unaligned entries on each side, between aligned pairs

@@ -24,7 +24,7 @@ from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
-from app.ingest.segment import ParsedEntry, segment_markdown
+from app.ingest.segment import ParsedEntry, SectionDecision, segment_markdown
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, EntryLinkRow, store_generation
 from app.models import Document, DocumentLink, Entry, IngestNote
@@ -51,6 +51,7 @@ class IngestReport:
     link_review: int = 0  # low-confidence entry pairs (`faq check`)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    structure_notes: list[tuple[str, str]] = field(default_factory=list)  # close calls, ignored hints
     generation: str = ""
     seconds: float = 0.0
 
@@ -76,6 +77,7 @@ class ReadDocument:
     entry_ids: list[str]
     entry_langs: list[str]  # an entry's language: its document's, unless plainly the other
     repair: RepairResult
+    structure: list[SectionDecision] = field(default_factory=list)  # how segmentation read each section
 
 
 def html_to_text(fragment: str) -> str:
@@ -111,7 +113,7 @@ def read_documents(folder: Path, report: IngestReport, progress: bool = False) -
     documents: list[ReadDocument] = []
     sources = list(find_sources(folder))
     for source in tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False):
-        read = _read_document(source, report)
+        read = read_document(source, report)
         if read is not None:
             documents.append(read)
     return documents
@@ -147,7 +149,8 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
     return Links(alignment, related_entries(relatable, translations))
 
 
-def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
+def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
+    """One document read, decoded, repaired and segmented; None (and a line in `report`) if unreadable."""
     try:
         data = source.path.read_bytes()
     except OSError as exc:
@@ -174,7 +177,9 @@ def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | N
             report.warnings.append((source.relative_path, error))
     meta = {**front.metadata, **sidecar}
     fallback_title = Path(source.relative_path).stem
-    parsed = segment_markdown(front.body, fallback_title=fallback_title)
+    parsed = segment_markdown(front.body, fallback_title=fallback_title, hint=meta.get("entries"),
+                              file_name=source.relative_path)
+    report.structure_notes.extend((source.relative_path, note) for note in parsed.notes)
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
@@ -191,7 +196,7 @@ def _read_document(source: SourceFile, report: IngestReport) -> ReadDocument | N
         not_translation_of=_paths(meta.get("not_translation_of")),
         entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
-        repair=repair,
+        repair=repair, structure=parsed.decisions,
     )
 
 
@@ -252,6 +257,8 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
         batch.notes.append(IngestNote(path=path, kind="warning", message=message))
     for path, message in report.skipped:
         batch.notes.append(IngestNote(path=path, kind="skipped", message=message))
+    for path, message in report.structure_notes:
+        batch.notes.append(IngestNote(path=path, kind="structure", message=message))
     report.documents = len(batch.documents)
     return batch
 
