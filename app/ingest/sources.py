@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ import yaml
 
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".txt"}
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)  # Hugo
 
 
 @dataclass(frozen=True)
@@ -42,14 +44,16 @@ def find_sources(content_dir: Path) -> Iterator[SourceFile]:
 
 
 def split_front_matter(text: str) -> FrontMatter:
-    """Separate YAML front matter (`---` … `---`) from the markdown body."""
-    match = FRONT_MATTER.match(text)
+    """Separate YAML (`---` … `---`) or TOML (`+++` … `+++`) front matter from the markdown body."""
+    match = FRONT_MATTER.match(text) or TOML_FRONT_MATTER.match(text)
     if not match:
         return FrontMatter(body=text)
     # Blank lines keep every source line number in the body where it was in the file.
     body = "\n" * match.group(0).count("\n") + text[match.end():]
     try:
-        loaded = yaml.safe_load(match.group(1))
+        loaded = tomllib.loads(match.group(1)) if text.startswith("+++") else yaml.safe_load(match.group(1))
+    except tomllib.TOMLDecodeError as exc:
+        return FrontMatter(body=body, error=f"front matter is not valid TOML: {exc}")
     except yaml.YAMLError as exc:
         return FrontMatter(body=body, error=f"front matter is not valid YAML: {exc}")
     if loaded is None:

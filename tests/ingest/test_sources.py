@@ -34,3 +34,10 @@ def test_split_front_matter_reports_invalid_yaml_without_losing_the_body() -> No
 def test_split_front_matter_leaves_documents_without_it_alone() -> None:
     text = "# Title\n\n---\n\nafter a rule\n"
     assert split_front_matter(text).body == text
+
+
+def test_toml_front_matter_is_metadata_and_keeps_line_numbers() -> None:
+    front = split_front_matter('+++\ntitle = "FAQ"\nentries = "h2"\n+++\n## Q1?\n')
+    assert front.metadata == {"title": "FAQ", "entries": "h2"} and front.error is None
+    assert front.body.split("\n")[4] == "## Q1?"
+    assert "not valid TOML" in (split_front_matter("+++\ntitle = \n+++\nbody\n").error or "")

@@ -147,8 +147,10 @@ def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[Syn
     if start is None:
         return None
     head = "\n".join(lines[start:start + 12])
+    opening = DETAILS_OPEN.search(head)
     summary = SUMMARY.search(head)
-    if summary is None:
+    # The summary must open the element: nothing but white space between `<details …>` and it.
+    if opening is None or summary is None or head[head.index(">", opening.end()) + 1:summary.start()].strip():
         return None
     inner = summary.group(1).strip()
     wrapped = BOLD_WRAPPER.match(inner)
