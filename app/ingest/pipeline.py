@@ -25,6 +25,7 @@ from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, SectionDecision, segment_markdown
+from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, EntryLinkRow, store_generation
 from app.models import Document, DocumentLink, Entry, IngestNote
@@ -131,7 +132,8 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
                    rules: LinkRules) -> Links:
     """Translation pairs of documents and entries, then each entry's related entries."""
     compiled = Glossary.from_groups(glossary)
-    anchors = {entry_id: extract_anchors(f"{e.question}\n{e.answer_markdown}", compiled)
+    # A question's number (`Q13:`, `问题3：`) differs between translations: never an anchor.
+    anchors = {entry_id: extract_anchors(f"{strip_numbering(e.question)}\n{e.answer_markdown}", compiled)
                for d in documents for entry_id, e in zip(d.entry_ids, d.entries, strict=True)}
     alignment = pair_documents([
         AlignableDocument(
@@ -144,7 +146,7 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
     for pair in alignment.entries:
         translations[pair.first].append(pair.second)
         translations[pair.second].append(pair.first)
-    relatable = [RelatableEntry(entry_id, lang, anchors[entry_id], extract_anchors(e.question, compiled))
+    relatable = [RelatableEntry(entry_id, lang, anchors[entry_id], extract_anchors(strip_numbering(e.question), compiled))
                  for d in documents for entry_id, lang, e in zip(d.entry_ids, d.entry_langs, d.entries, strict=True)]
     return Links(alignment, related_entries(relatable, translations))
 

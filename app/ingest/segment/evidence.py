@@ -48,9 +48,10 @@ README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 
 
 def strip_numbering(text: str) -> str:
-    """The text without a leading `1.` / `Q3:` / `问题2：` label."""
+    """The text without a leading `1.` / `Q3:` / `**问题2：**` label."""
     text = NUMBERING.sub("", text.strip(), count=1)
-    return Q_PREFIX.sub("", text, count=1) or text
+    unbolded = re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", text)
+    return Q_PREFIX.sub("", unbolded, count=1) or text
 
 
 def is_question(text: str) -> bool:
