@@ -146,7 +146,8 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
     for pair in alignment.entries:
         translations[pair.first].append(pair.second)
         translations[pair.second].append(pair.first)
-    relatable = [RelatableEntry(entry_id, lang, anchors[entry_id], extract_anchors(strip_numbering(e.question), compiled))
+    relatable = [RelatableEntry(entry_id, lang, anchors[entry_id],
+                                extract_anchors(strip_numbering(e.question), compiled))
                  for d in documents for entry_id, lang, e in zip(d.entry_ids, d.entry_langs, d.entries, strict=True)]
     return Links(alignment, related_entries(relatable, translations))
 

@@ -176,6 +176,6 @@ def test_faq_inspect_names_each_entry_rule_and_the_readings_that_lost(capsys: py
 def test_numbering_labels_are_stripped_before_anchors_are_taken() -> None:
     from app.ingest.segment.evidence import strip_numbering
 
-    assert [strip_numbering(q) for q in ("Q13: How do I pin it?", "**问题3：** 如何安装？", "**Q1**: Why?", "12. 如何")] == [
-        "How do I pin it?", "如何安装？", "Why?", "如何"]
+    labelled = ("Q13: How do I pin it?", "**问题3：** 如何安装？", "**Q1**: Why?", "12. 如何")
+    assert [strip_numbering(q) for q in labelled] == ["How do I pin it?", "如何安装？", "Why?", "如何"]
     assert strip_numbering("Quick start?") == "Quick start?"
