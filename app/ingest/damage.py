@@ -6,6 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.ingest.chinese import held_out_model
 from app.ingest.repair import repair_mojibake
 
 SAMPLE = Path(__file__).with_name("data") / "repair-sample.md"  # clean Chinese + English text
@@ -47,8 +48,8 @@ class RepairScore:
 
 
 def score_repair(clean: str, code_page: str = "cp1254") -> RepairScore:
-    """Damage `clean`, repair it, and compare character by character (line by line)."""
-    repaired = repair_mojibake(damage(clean, code_page)).text
+    """Damage `clean`, repair it (with a model that never saw it), and compare line by line."""
+    repaired = repair_mojibake(damage(clean, code_page), held_out_model(clean)).text
     characters = identical = damaged = restored = changed = 0
     clean_lines, repaired_lines = clean.split("\n"), repaired.split("\n")
     for clean_line, repaired_line in zip(clean_lines, repaired_lines, strict=True):

@@ -7,9 +7,10 @@ are usually dropped on that trip, so the damage is partly lossy.
 
 The repair maps each run of such characters back to bytes, reads them as UTF-8, and where
 a sequence is short of continuation bytes, tries every placement and value of the bytes
-the page cannot carry. Among the characters that gives, a Chinese language model built
-from jieba's dictionary (the best segmentation of the candidate with both neighbours)
-picks the most probable; every lossy repair is recorded with its confidence.
+the page cannot carry. Among the characters that gives, a Chinese language model picks the
+most probable: the best jieba segmentation of the candidate with its neighbours, plus a
+character bigram model learnt from the project's clean Chinese text (what stands next to
+what: 过程 + 中, 参数 + 量). Every lossy repair is recorded with its confidence.
 Text that is not mojibake is never changed.
 """
 
@@ -21,7 +22,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 
-from app.ingest.chinese import plausibility
+from app.ingest.chinese import CharBigrams, context_model, plausibility
 
 CODE_PAGES = ("cp1252", "cp1254", "cp1250", "cp1257", "latin-1")
 MIN_EVIDENCE = 3  # intact multi-byte sequences needed before a text counts as mojibake
@@ -222,7 +223,20 @@ def _evidence(text: str, code_page: str) -> tuple[int, int]:
     return intact, invalid
 
 
-def _score(slots: list[_Slot], first: int, last: int, choice: tuple[str, ...]) -> float:
+class _Judge:
+    """How plausible a stretch of text is: jieba's words plus the context model's neighbours."""
+
+    def __init__(self, model: CharBigrams) -> None:
+        self.model = model
+        self.known: dict[str, float] = {}  # the same windows recur across candidates and passes
+
+    def __call__(self, text: str) -> float:
+        if (score := self.known.get(text)) is None:
+            score = self.known[text] = plausibility(text) + self.model.log_probability(text)
+        return score
+
+
+def _score(slots: list[_Slot], first: int, last: int, choice: tuple[str, ...], judge: _Judge) -> float:
     """How plausible the open slots first..last are with `choice` filled in, with neighbours."""
     left = "".join(s.text for s in slots[max(0, first - CONTEXT):first])
     right = "".join(s.text for s in slots[last + 1:last + 1 + CONTEXT])
@@ -230,7 +244,7 @@ def _score(slots: list[_Slot], first: int, last: int, choice: tuple[str, ...]) -
     for offset, char in zip(range(first, last + 1), choice, strict=True):
         middle[offset - first] = char
     bonus = sum(PUNCTUATION_BONUS.get(char, 0.0) for char in choice)
-    return plausibility(left + "".join(middle) + right) + bonus
+    return judge(left + "".join(middle) + right) + bonus
 
 
 def _groups(slots: list[_Slot]) -> list[list[int]]:
@@ -246,19 +260,19 @@ def _groups(slots: list[_Slot]) -> list[list[int]]:
     return groups
 
 
-def _choose(slots: list[_Slot]) -> dict[int, list[tuple[str, float]]]:
+def _choose(slots: list[_Slot], judge: _Judge) -> dict[int, list[tuple[str, float]]]:
     """Pick the open slots' characters: each alone first, then adjacent ones jointly."""
     ranked: dict[int, list[tuple[str, float]]] = {}
     shortlist: dict[int, list[str]] = {}
     for k in (k for k, s in enumerate(slots) if s.open):
-        alone = sorted(((c, _score(slots, k, k, (c,))) for c in slots[k].candidates), key=lambda cs: -cs[1])
+        alone = sorted(((c, _score(slots, k, k, (c,), judge)) for c in slots[k].candidates), key=lambda cs: -cs[1])
         shortlist[k] = [c for c, _ in alone]
         slots[k].text = alone[0][0]
     for _ in range(2):
         for group in _groups(slots):
             width = max(2, min(16, int(JOINT_BUDGET ** (1 / len(group)))))
             combos = list(itertools.product(*(shortlist[k][:width] for k in group)))
-            scores = [_score(slots, group[0], group[-1], combo) for combo in combos]
+            scores = [_score(slots, group[0], group[-1], combo, judge) for combo in combos]
             top = max(scores)
             weights = [math.exp(score - top) for score in scores]
             total = sum(weights)
@@ -287,7 +301,7 @@ def _line_slots(line: str, to_byte: dict[str, int], lost: tuple[int, ...]) -> li
     return slots
 
 
-def repair_mojibake(text: str) -> RepairResult:
+def repair_mojibake(text: str, model: CharBigrams | None = None) -> RepairResult:
     """Undo UTF-8-read-as-code-page damage in `text`; unchanged if it shows no such damage."""
     evidence = {code_page: _evidence(text, code_page) for code_page in CODE_PAGES}
     best = max(evidence.values(), key=lambda e: (e[0], -e[1]))
@@ -300,10 +314,11 @@ def repair_mojibake(text: str) -> RepairResult:
     to_byte, _ = _page(best_page)
     lost = tuple(sorted({b for page in suspects for b in _lost_bytes(text, page)}))
     result = RepairResult(text=text, code_page=best_page)
+    judge = _Judge(model or context_model())
     lines: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
         slots = _line_slots(line, to_byte, lost)
-        ranked = _choose(slots)
+        ranked = _choose(slots, judge)
         column = 1
         for k, slot in enumerate(slots):
             if slot.source:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.ingest.chinese import context_model, held_out_model
 from app.ingest.damage import SAMPLE, damage, score_repair
 from app.ingest.repair import repair_mojibake
 from tests.conftest import CONTENT, require
@@ -110,3 +111,29 @@ def test_damage_simulator_meets_repair_targets(code_page: str) -> None:
     assert score.undamaged_changed == 0
     assert score.identical_share >= 0.995, score
     assert score.restored_share >= 0.85, score
+
+
+def test_repair_reads_the_words_around_an_uncertain_character(repaired_004: str) -> None:
+    # ä¸ + a lost byte can be 不, 中 or 与: between two terms, only 与 reads.
+    assert "以fp16精度与fp32精度的区别" in repaired_004
+
+
+def test_seed_004_has_fewer_uncertain_repairs_than_the_context_free_repair() -> None:
+    result = repair_mojibake(SEED_004.read_text(encoding="utf-8"))
+    assert len(result.uncertain) <= 45  # 77 when each character was judged with 3 neighbours and no bigrams
+
+
+def test_clean_seeds_damaged_the_cp1254_way_are_restored() -> None:
+    names = ["llama-recipes-faq.zh.md", "deepspeed-chat-faq.zh.md", "training-env-troubleshooting.zh.md"]
+    scores = [score_repair((CONTENT / name).read_text(encoding="utf-8"), "cp1254") for name in names]
+    damaged, restored = sum(s.damaged for s in scores), sum(s.restored for s in scores)
+    assert sum(s.undamaged_changed for s in scores) == 0
+    assert restored / damaged >= 0.95, (restored, damaged)  # 93.7% without the context model
+
+
+def test_the_context_model_is_measured_on_text_it_never_saw() -> None:
+    sample = SAMPLE.read_text(encoding="utf-8")
+    held_out = held_out_model(sample)
+    assert held_out is not context_model()
+    assert held_out.pairs["显存"] < context_model().pairs["显存"]
+    assert held_out_model("没有学过的文本") is context_model()
