@@ -1,4 +1,8 @@
-"""The JSON API under /api/v1 (see CONTRACT.md)."""
+"""The JSON API under /api/v1 (see CONTRACT.md).
+
+Routes are plain `def`: their database and Whoosh work runs in the thread pool, never on
+the event loop, so one slow search cannot hold up `/healthz` or any other request.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ health_router = APIRouter(tags=["health"])
 
 
 @router.get("/search", response_model=SearchPage)
-async def search(
+def search(
     reader: ReaderDep,
     q: Annotated[str | None, Query(description="words, an identifier, or a pasted error",
                                    max_length=MAX_QUERY_LENGTH)] = None,
@@ -39,24 +43,24 @@ async def search(
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)
-async def entry(reader: ReaderDep, entry_id: str) -> EntryDetail:
+def entry(reader: ReaderDep, entry_id: str) -> EntryDetail:
     """One entry with its answer, translations and related entries."""
     return reader.get_entry(entry_id)
 
 
 @router.get("/documents", response_model=list[DocumentBrief])
-async def documents(reader: ReaderDep) -> list[DocumentBrief]:
+def documents(reader: ReaderDep) -> list[DocumentBrief]:
     """Every document."""
     return reader.list_documents()
 
 
 @router.get("/documents/{document_id}", response_model=DocumentDetail)
-async def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
+def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
     """One document: its entries in order, its text and its translations."""
     return reader.get_document(document_id)
 
 
 @health_router.get("/healthz", response_model=Health)
-async def healthz(reader: ReaderDep) -> Health:
+def healthz(reader: ReaderDep) -> Health:
     """Liveness and counts."""
     return reader.health()

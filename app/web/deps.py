@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -25,12 +25,12 @@ def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-async def get_reader(store: Annotated[DataStore, Depends(get_store)],
-                     settings: Annotated[Settings, Depends(get_settings_dep)]) -> AsyncIterator[Reader]:
+def get_reader(store: Annotated[DataStore, Depends(get_store)],
+               settings: Annotated[Settings, Depends(get_settings_dep)]) -> Iterator[Reader]:
     """A reader over the current generation, for the length of one request.
 
-    Async on purpose: the work is short and CPU-bound (SQLite, Whoosh), so running it on
-    the event loop saves two thread-pool hops per request; scale with `--workers`.
+    A plain generator on purpose: FastAPI opens and closes it in the thread pool, so the
+    database session is never opened or released on the event loop.
     """
     snapshot = store.current()
     with Session(snapshot.engine) as session:

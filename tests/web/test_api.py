@@ -218,3 +218,37 @@ def test_raw_query_syntax_only_when_asked(client: InProcessClient) -> None:
     assert raw["total"] <= plain["total"]
     assert client.get("/api/v1/search", params={"q": "(((", "syntax": "raw"}).json()["results"] == []
     assert client.get("/api/v1/search", params={"q": "x", "syntax": "sql"}).status_code == 422
+
+
+def test_a_slow_search_does_not_hold_up_other_requests(seeded: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import anyio
+    import httpx
+
+    from app.main import create_app
+    from app.queries import Reader
+
+    search = Reader.search
+
+    def slow_search(self: Reader, *args: object, **kwargs: object) -> object:
+        time.sleep(1.0)  # stands for a heavy query: blocking work, as Whoosh scoring is
+        return search(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Reader, "search", slow_search)
+    finished: list[str] = []
+
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=create_app(seeded))  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://portal") as http:
+            async def get(name: str, url: str) -> None:
+                assert (await http.get(url)).status_code == 200
+                finished.append(name)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(get, "search", "/api/v1/search?q=OOM")
+                await anyio.sleep(0.1)
+                group.start_soon(get, "healthz", "/healthz")
+
+    anyio.run(scenario)
+    assert finished == ["healthz", "search"]
