@@ -120,21 +120,14 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _clean_chinese_seeds(content: Path) -> list[Path]:
-    """The content folder's Chinese files that need no repair (the damaged seed is left out)."""
-    from app.ingest.repair import repair_mojibake
+    """The content folder's Chinese files that show no mojibake (the damaged seed is left out)."""
+    from app.ingest.repair import is_mojibake
 
-    return [path for path in sorted(content.glob("*.zh.md"))
-            if not repair_mojibake(path.read_text(encoding="utf-8")).changed]
+    return [path for path in sorted(content.glob("*.zh.md")) if not is_mojibake(path.read_text(encoding="utf-8"))]
 
 
 def _repair_self_test(files: Sequence[Path], content: Path) -> int:
-    from app.ingest.damage import SAMPLE, RepairScore, score_repair
-
-    def total(paths: Sequence[Path], code_page: str) -> RepairScore:
-        scores = [score_repair(path.read_text(encoding="utf-8"), code_page) for path in paths]
-        return RepairScore(*(sum(column) for column in zip(*((s.characters, s.identical, s.damaged, s.restored,
-                                                               s.undamaged_changed) for s in scores),
-                                                             strict=True)))
+    from app.ingest.damage import SAMPLE, score_repairs
 
     seeds = _clean_chinese_seeds(content)
     rows = [("sample", "cp1252", [SAMPLE]), ("sample", "cp1254", [SAMPLE]), ("seeds", "cp1254", seeds)]
@@ -143,7 +136,7 @@ def _repair_self_test(files: Sequence[Path], content: Path) -> int:
     print(f"{'text':<7} {'code page':<10} {'files':>5} {'chars':>7} {'damaged':>8} {'identical':>10} "
           f"{'restored':>9} {'changed':>8}")
     for name, code_page, paths in rows:
-        score = total(paths, code_page)
+        score = score_repairs((path.read_text(encoding="utf-8") for path in paths), code_page)
         print(f"{name:<7} {code_page:<10} {len(paths):>5} {score.characters:>7} {score.damaged:>8} "
               f"{score.identical_share:>10.2%} {score.restored_share:>9.2%} {score.undamaged_changed:>8}")
         ok &= score.undamaged_changed == 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from app.ingest.chinese import held_out_model
@@ -45,6 +46,12 @@ class RepairScore:
     def restored_share(self) -> float:
         """Share of damaged characters restored exactly."""
         return self.restored / self.damaged if self.damaged else 1.0
+
+
+def score_repairs(texts: Iterable[str], code_page: str = "cp1254") -> RepairScore:
+    """`score_repair` over several clean texts, added up."""
+    scores = [score_repair(text, code_page) for text in texts]
+    return RepairScore(*(sum(getattr(s, f.name) for s in scores) for f in fields(RepairScore)))
 
 
 def score_repair(clean: str, code_page: str = "cp1254") -> RepairScore:

@@ -301,15 +301,27 @@ def _line_slots(line: str, to_byte: dict[str, int], lost: tuple[int, ...]) -> li
     return slots
 
 
-def repair_mojibake(text: str, model: CharBigrams | None = None) -> RepairResult:
-    """Undo UTF-8-read-as-code-page damage in `text`; unchanged if it shows no such damage."""
+def _suspect_pages(text: str) -> list[str]:
+    """The code pages that best explain `text` as mojibake; none when it shows no such damage."""
     evidence = {code_page: _evidence(text, code_page) for code_page in CODE_PAGES}
     best = max(evidence.values(), key=lambda e: (e[0], -e[1]))
     if best[0] < MIN_EVIDENCE or best[0] < 2 * best[1]:
-        return RepairResult(text=text)
+        return []
+    return [page for page in CODE_PAGES if evidence[page] == best]
+
+
+def is_mojibake(text: str) -> bool:
+    """Whether `text` shows UTF-8-read-as-code-page damage (cheap: no repair is attempted)."""
+    return bool(_suspect_pages(text))
+
+
+def repair_mojibake(text: str, model: CharBigrams | None = None) -> RepairResult:
+    """Undo UTF-8-read-as-code-page damage in `text`; unchanged if it shows no such damage."""
     # Pages that explain the text equally well are all suspects: any byte that one of
     # them cannot carry may be missing.
-    suspects = [page for page in CODE_PAGES if evidence[page] == best]
+    suspects = _suspect_pages(text)
+    if not suspects:
+        return RepairResult(text=text)
     best_page = suspects[0]
     to_byte, _ = _page(best_page)
     lost = tuple(sorted({b for page in suspects for b in _lost_bytes(text, page)}))

@@ -37,6 +37,7 @@ BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s
 BOLD_COLON = re.compile(r"^\*\*(.+?)\*\*\s*[:：]\s*(\S.*)$")
 STRAY_DETAILS_CLOSE = re.compile(r"(?im)^\s*</details>\s*$")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
+LABELLED_RULE = "`Q:` / `问：` paragraph"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Group:
     line: int  # 0-based line where the group starts
     units: list[Unit] = field(default_factory=list)
     qualifies: bool = False
+    navigation: bool = False  # a list whose items are only links (a table of contents)
     why: str = ""  # why it qualifies or not, in words
 
     @property
@@ -93,7 +95,8 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool) -> Iterator
         bodies = sum(f["body"] for _, f in facts)
         bold_colon = sum(f["bold_colon"] for _, f in facts)
         share = asking / len(items)
-        if navigation * 2 >= len(items):
+        group.navigation = navigation * 2 >= len(items)
+        if group.navigation:
             group.why = f"{navigation} of {len(items)} items are only a link: navigation"
         elif ordered:
             group.qualifies = share >= MIN_LIST_SHARE
@@ -189,7 +192,7 @@ def _is_bold_question(block: SyntaxTreeNode, lines: list[str]) -> bool:
 def qa_group(section: Section, lines: list[str]) -> Group | None:
     """The section's `Q:`-labelled (or bold question) paragraphs, each answered up to the next."""
     labelled = [b for b in section.blocks if is_qa_paragraph(b)]
-    rule = "`Q:` / `问：` paragraph"
+    rule = LABELLED_RULE
     if not labelled:
         labelled = [b for b in section.blocks if _is_bold_question(b, lines)]
         rule = "bold question paragraph"

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from app.ingest.segment.blocks import Section, parse, sections, trim
 from app.ingest.segment.candidates import (
+    LABELLED_RULE,
     Group,
     Unit,
     details_group,
@@ -28,13 +29,12 @@ from app.ingest.segment.candidates import (
     table_groups,
 )
 from app.ingest.segment.evidence import (
-    NUMBERING,
-    Q_PREFIX,
     README_NAME,
     is_container,
     is_faq_section,
     is_generic,
     question_score,
+    strip_numbering,
 )
 
 HINTS = ("headings", "list-items", "qa", "details", "table", "none", "h1", "h2", "h3", "h4", "h5", "h6")
@@ -102,12 +102,12 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
                 section.path = section.path[1:]
     readings = {id(s): _readings(s, lines, _faq_scope(s)) for s in scoped}
     qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
-    asking = [s for s in scoped if _heading_asks(s)]
+    # Is this a document of list / paragraph / <details> entries, or of heading entries?
     block_units = (qa_total if qa_total >= 2 else 0) + sum(
         len(g.units) for s in scoped if not _heading_asks(s)
         for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
-    headings = [s for s in scoped if s in asking or (s.heading is not None and not s.is_title and s.is_leaf
-                                                     and _has_content(s))]
+    headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
+                                                          and _has_content(s))]
     block_style = block_units > len(headings)
     absorbed: set[int] = set()
     for section in scoped:
@@ -215,7 +215,7 @@ def _decide(section: Section, readings: list[Group], lines: list[str], block_sty
         return _decide_forced(section, readings, lines, forced, decision, absorbed)
     details = [g for g in readings if g.kind == "details"]
     others = [g for g in readings if g.kind != "details" and (g.kind != "qa" or qa_total >= 2)]
-    labelled = any(g.kind == "details" or (g.kind == "qa" and g.rule.startswith("`Q:`")) for g in others + details)
+    labelled = bool(details) or any(g.rule == LABELLED_RULE for g in others)
     if _heading_asks(section) and not labelled:
         if not _has_content(section) and not section.children:
             decision.chosen = "a heading with no text: no entry"
@@ -255,7 +255,7 @@ def _fallback(section: Section, lines: list[str], decision: SectionDecision, blo
         decision.chosen = f"{section.title!r} names a group of questions: a category"
     elif not section.is_leaf and _mostly_questions(section):
         decision.chosen = "a category of question headings: its text stays on the document page"
-    elif _navigation_only(section):
+    elif _navigation_only(section, readings):
         decision.chosen = "only links: navigation"
     elif block_style:
         decision.chosen = "a category: this document's entries are list items, paragraphs or <details>"
@@ -326,21 +326,11 @@ def _has_content(section: Section) -> bool:
     return bool(section.details) or any(b.type != "hr" for b in section.blocks)
 
 
-def _navigation_only(section: Section) -> bool:
-    """Only lists whose items are links (a table of contents, a list of further reading)."""
+def _navigation_only(section: Section, readings: list[Group]) -> bool:
+    """Only lists, all of links (a table of contents, a list of further reading)."""
+    lists = [g for g in readings if g.kind == "list"]
     blocks = [b for b in section.blocks if b.type != "hr"]
-    if not blocks or any(b.type not in {"bullet_list", "ordered_list"} for b in blocks):
-        return False
-    items = [i for b in blocks for i in b.children]
-    return all(_starts_with_link(i) for i in items)
-
-
-def _starts_with_link(item: object) -> bool:
-    children = getattr(item, "children", [])
-    paragraph = children[0] if children else None
-    inline = paragraph.children[0] if paragraph is not None and paragraph.children else None
-    nodes = [n for n in (inline.children if inline is not None else []) if n.type != "text" or n.content.strip()]
-    return bool(nodes) and nodes[0].type == "link"
+    return bool(lists) and len(lists) == len(blocks) and all(g.navigation for g in lists)
 
 
 def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> ParsedEntry:
@@ -356,7 +346,4 @@ def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> Par
 
 def display_title(text: str) -> str:
     """A question's plain text as readers see it: no numbering, no Q: prefix, one line."""
-    text = " ".join(text.split())
-    text = Q_PREFIX.sub("", text, count=1) or text
-    text = NUMBERING.sub("", text, count=1) or text
-    return text.rstrip(" :：")
+    return strip_numbering(" ".join(text.split())).rstrip(" :：")

@@ -48,10 +48,11 @@ README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 
 
 def strip_numbering(text: str) -> str:
-    """The text without a leading `1.` / `Q3:` / `**问题2：**` label."""
-    text = NUMBERING.sub("", text.strip(), count=1)
-    unbolded = re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", text)
-    return Q_PREFIX.sub("", unbolded, count=1) or text
+    """The text without its leading labels (`1.`, `Q3:`, `**问题2：**`, `Q: 1.`); unchanged if that is all."""
+    stripped = NUMBERING.sub("", text.strip(), count=1)
+    stripped = re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", stripped)
+    stripped = NUMBERING.sub("", Q_PREFIX.sub("", stripped, count=1), count=1)
+    return stripped or text.strip()
 
 
 def is_question(text: str) -> bool:
