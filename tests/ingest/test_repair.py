@@ -137,3 +137,13 @@ def test_the_context_model_is_measured_on_text_it_never_saw() -> None:
     assert held_out is not context_model()
     assert held_out.pairs["显存"] < context_model().pairs["显存"]
     assert held_out_model("没有学过的文本") is context_model()
+
+
+def test_repair_prefers_typed_characters_to_presentation_forms() -> None:
+    # ！ and the emoji selector after ⚠ lose a byte each; Arabic initial forms (ﭼ, ﭸ) fit the
+    # same bytes, and the language model knows none of them: only the prior tells them apart.
+    text = "⚠️ 注意：显存不足！请减小批大小，然后重新启动训练！模型名称和参数量都写在配置文件里。"
+    repaired = repair_mojibake(damage(text, "cp1254")).text
+    assert repaired.startswith("⚠️ 注意：显存不足！")
+    assert repaired.count("！") == 2
+    assert not any(0xFB50 <= ord(char) <= 0xFEFF and char != "\ufe0f" for char in repaired)
