@@ -71,16 +71,31 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    from app.evaluation import evaluate, read_queries
+    from app.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
 
-    queries = read_queries(Path(args.queries))
+    path = Path(args.queries)
+    if not path.is_file():
+        print(f"faq eval: no query file at {path}; give a TSV of id, k, query, fingerprints", file=sys.stderr)
+        return EXIT_USAGE
+    queries = read_queries(path)
     if not queries:
-        print(f"faq eval: no queries in {args.queries}", file=sys.stderr)
+        print(f"faq eval: no queries in {path}", file=sys.stderr)
         return EXIT_USAGE
     result = evaluate(settings, queries)
     print(f"queries:    {result.total}")
     print(f"success@k:  {result.success:.1%} ({result.passed}/{result.total})")
     print(f"MRR@10:     {result.mrr:.3f}")
+    groups = breakdown(queries, result)
+    if args.compare or len(groups) > 1:
+        baseline = breakdown(queries, evaluate_baseline(settings, queries)) if args.compare else {}
+        header = f"  {'queries':<22} {'n':>4} {'success@k':>10} {'MRR@10':>7}"
+        print(header + (f"   {'FTS5 trigram':>10} {'MRR@10':>7}" if args.compare else ""))
+        for name, group in groups.items():
+            line = f"  {name:<22} {group.total:>4} {group.passed:>4} {group.success:>5.0%} {group.mrr:>7.3f}"
+            if name in baseline:
+                other = baseline[name]
+                line += f"   {other.passed:>4} {other.success:>5.0%} {other.mrr:>7.3f}"
+            print(line)
     for query, rank in result.failures:
         where = f"rank {rank}" if rank else "not in the top 50"
         print(f"  FAIL {query.id} (k={query.k}, {where}): {query.query[:80]!r}")
@@ -225,7 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
     links.add_argument("--verbose", action="store_true", help="list every missed and extra question")
     links.set_defaults(handler=_eval_links)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
-    evaluation.add_argument("queries", metavar="QUERIES.tsv")
+    evaluation.add_argument("queries", metavar="QUERIES.tsv",
+                            help="tab-separated: id, k, query, '|'-separated fingerprints[, lang, kind]")
+    evaluation.add_argument("--compare", action="store_true",
+                            help="also run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries")
     evaluation.set_defaults(handler=_eval)
     return parser
 

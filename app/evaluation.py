@@ -1,16 +1,25 @@
-"""Search quality on a query file: success@k and MRR@10, measured through the JSON API."""
+"""Search quality on a query file: success@k and MRR@10, through the JSON API and a baseline."""
 
 from __future__ import annotations
 
 import csv
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.config import Settings
+from app.models import Entry
 from app.queries import all_entries
 from app.web.inprocess import InProcessClient
 
 MRR_DEPTH = 10
+DEPTH = 50  # results fetched per query: a rank beyond it is "not found"
+BASELINE_WORD = re.compile(r"\w{3,}")  # the trigram tokenizer cannot match anything shorter
+
+Ranker = Callable[[str], list[str]]  # query text → entry ids, best first
 
 
 @dataclass(frozen=True)
@@ -21,16 +30,19 @@ class EvalQuery:
     k: int
     query: str
     fingerprints: tuple[str, ...]
+    lang: str = ""
+    kind: str = ""
 
 
 @dataclass
 class EvalResult:
-    """The figures for a query file and the failures with their ranks."""
+    """The figures for a set of queries and the failures with their ranks."""
 
     total: int = 0
     passed: int = 0
     reciprocal_ranks: list[float] = field(default_factory=list)
     failures: list[tuple[EvalQuery, int | None]] = field(default_factory=list)
+    ranks: dict[str, int | None] = field(default_factory=dict)  # query id → rank of the first answer
 
     @property
     def success(self) -> float:
@@ -42,9 +54,19 @@ class EvalResult:
         """Mean reciprocal rank of the first right answer within the top 10."""
         return sum(self.reciprocal_ranks) / self.total if self.total else 0.0
 
+    def add(self, query: EvalQuery, rank: int | None) -> None:
+        """Count one query answered at `rank` (None: not in the results)."""
+        self.total += 1
+        self.ranks[query.id] = rank
+        self.reciprocal_ranks.append(1 / rank if rank and rank <= MRR_DEPTH else 0.0)
+        if rank is not None and rank <= query.k:
+            self.passed += 1
+        else:
+            self.failures.append((query, rank))
+
 
 def read_queries(path: Path) -> list[EvalQuery]:
-    """Parse a query file: id, k, query (\\n for newlines), '|'-separated fingerprints."""
+    """Parse a query file: id, k, query (\\n for newlines), '|'-separated fingerprints[, lang, kind]."""
     queries: list[EvalQuery] = []
     with path.open(encoding="utf-8", newline="") as handle:
         for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
@@ -53,32 +75,83 @@ def read_queries(path: Path) -> list[EvalQuery]:
             queries.append(EvalQuery(
                 id=row[0], k=int(row[1]), query=row[2].replace("\\n", "\n"),
                 fingerprints=tuple(f.strip().lower() for f in row[3].split("|") if f.strip()),
+                lang=row[4].strip() if len(row) > 4 else "",
+                kind=row[5].strip() if len(row) > 5 else "",
             ))
     return queries
 
 
-def _entry_texts(settings: Settings) -> dict[str, str]:
-    """Each entry's searchable text, lower-cased, for matching fingerprints."""
-    return {e.id: f"{e.title}\n{e.question}\n{e.body_markdown}".lower() for e in all_entries(settings)}
+def _searchable(entry: Entry) -> str:
+    return f"{entry.title}\n{entry.question}\n{entry.body_markdown}"
 
 
-def evaluate(settings: Settings, queries: list[EvalQuery]) -> EvalResult:
-    """Run every query through /api/v1/search of an app built on `settings`."""
+def score(queries: Sequence[EvalQuery], entries: Sequence[Entry], rank: Ranker) -> EvalResult:
+    """Run every query through `rank` and find where the first entry holding a fingerprint lands."""
+    texts = {entry.id: _searchable(entry).lower() for entry in entries}
+    result = EvalResult()
+    for query in queries:
+        wanted = {i for i, text in texts.items() if any(f in text for f in query.fingerprints)}
+        ids = rank(query.query)
+        result.add(query, next((i + 1 for i, entry_id in enumerate(ids) if entry_id in wanted), None))
+    return result
+
+
+@contextmanager
+def portal_ranker(settings: Settings) -> Iterator[Ranker]:
+    """The portal's own ranking, asked through /api/v1/search of an app built on `settings`."""
     from app.main import create_app
 
-    texts = _entry_texts(settings)
-    result = EvalResult()
     with InProcessClient(create_app(settings)) as client:
-        for query in queries:
-            wanted = {i for i, text in texts.items() if any(f in text for f in query.fingerprints)}
-            response = client.get("/api/v1/search", params={"q": query.query, "limit": 50})
+        def rank(text: str) -> list[str]:
+            response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH})
             response.raise_for_status()
-            ids = [hit["id"] for hit in response.json()["results"]]
-            rank = next((i + 1 for i, entry_id in enumerate(ids) if entry_id in wanted), None)
-            result.total += 1
-            result.reciprocal_ranks.append(1 / rank if rank and rank <= MRR_DEPTH else 0.0)
-            if rank is not None and rank <= query.k:
-                result.passed += 1
-            else:
-                result.failures.append((query, rank))
-    return result
+            return [hit["id"] for hit in response.json()["results"]]
+
+        yield rank
+
+
+@contextmanager
+def baseline_ranker(entries: Sequence[Entry]) -> Iterator[Ranker]:
+    """The yardstick: SQLite FTS5 with the trigram tokenizer, the query's words OR-ed, bm25 order."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.execute("CREATE VIRTUAL TABLE entry USING fts5(id UNINDEXED, text, tokenize='trigram')")
+        connection.executemany("INSERT INTO entry VALUES (?, ?)", ((e.id, _searchable(e)) for e in entries))
+
+        def rank(text: str) -> list[str]:
+            words = dict.fromkeys(word.lower() for word in BASELINE_WORD.findall(text))
+            if not words:
+                return []
+            match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+            rows = connection.execute("SELECT id FROM entry WHERE entry MATCH ? ORDER BY bm25(entry) LIMIT ?",
+                                      (match, DEPTH))
+            return [row[0] for row in rows]
+
+        yield rank
+    finally:
+        connection.close()
+
+
+def evaluate(settings: Settings, queries: Sequence[EvalQuery]) -> EvalResult:
+    """The portal's figures on `queries` over the current data."""
+    with portal_ranker(settings) as rank:
+        return score(queries, all_entries(settings), rank)
+
+
+def evaluate_baseline(settings: Settings, queries: Sequence[EvalQuery]) -> EvalResult:
+    """The FTS5 trigram baseline's figures on `queries` over the same entries."""
+    entries = all_entries(settings)
+    with baseline_ranker(entries) as rank:
+        return score(queries, entries, rank)
+
+
+def breakdown(queries: Sequence[EvalQuery], result: EvalResult) -> dict[str, EvalResult]:
+    """The result again for all queries, then per language and per kind ("lang en", "kind log" …)."""
+    groups: dict[str, EvalResult] = {"all": EvalResult()}
+    for query in queries:
+        if query.id not in result.ranks:
+            continue
+        names = ["all"] + [f"{axis} {value}" for axis, value in (("lang", query.lang), ("kind", query.kind)) if value]
+        for name in names:
+            groups.setdefault(name, EvalResult()).add(query, result.ranks[query.id])
+    return dict(sorted(groups.items(), key=lambda item: (item[0] != "all", item[0])))

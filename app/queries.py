@@ -162,7 +162,8 @@ class Reader:
             if raw:
                 outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
             else:
-                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document)
+                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document,
+                                       self.lexicon())
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)
@@ -218,12 +219,19 @@ class Reader:
         return grouped, len(matches) - len(grouped)
 
     def glossary(self) -> list[list[str]]:
-        """The glossary stored with this generation (read once per generation)."""
-        cached: list[list[str]] | None = self.snapshot.cache.get("glossary")
+        """The editor's glossary stored with this generation (read once per generation)."""
+        return self._stored_groups("glossary")
+
+    def lexicon(self) -> list[list[str]]:
+        """The lexicon mined from this generation's translation pairs (read once per generation)."""
+        return self._stored_groups("lexicon")
+
+    def _stored_groups(self, key: str) -> list[list[str]]:
+        cached: list[list[str]] | None = self.snapshot.cache.get(key)
         if cached is None:
-            row = self.session.get(Meta, "glossary")
+            row = self.session.get(Meta, key)
             cached = json.loads(row.value) if row is not None else []
-            self.snapshot.cache["glossary"] = cached
+            self.snapshot.cache[key] = cached
         return cached
 
     # ------------------------------------------------------------ counts

@@ -32,10 +32,7 @@ CODE_COMMENT = re.compile(r"^\s*(?:#|//|--)")
 SEPARATORS = re.compile(r"[\s_-]+")
 MIN_CODE_LINE = 8  # shorter code lines (`fi`, `}`) are not distinctive
 MORE_STOP_WORDS = frozenset("""
-about after all also am any been before but both could did didn don doesn each had has have
-here into its just may might more most much must need no not only other our out over same
-should some such than their them then there these they those through too under up use used
-using very via was were would yes
+need no not only other under up use used using
 """.split()) | frozenset("""
 apt bash cd com conda cp echo export false git github html http https install json ls md mkdir mv none
 null org pip py python python3 reinstall rm sh shell sudo true txt uninstall www yaml yml

@@ -20,6 +20,7 @@ from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.ids import document_id, entry_id
 from app.ingest.language import detect_language, entry_language, language_from_name
+from app.ingest.lexicon import mine_lexicon, pair_texts
 from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
@@ -102,11 +103,20 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
     batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
     batch.glossary = glossary
+    batch.lexicon = _mined_lexicon(batch)
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
     report.generation = store_generation(settings, batch).name
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _mined_lexicon(batch: Batch) -> list[list[str]]:
+    """Words that translate each other, learnt from this ingest's translation pairs."""
+    texts = {e.id: (e.lang, f"{e.question}\n{e.body_text}") for e in batch.entries}
+    pairs = [(link["source_id"], link["target_id"]) for link in batch.entry_links
+             if link["kind"] == "translation" and link["source_id"] < link["target_id"]]
+    return mine_lexicon(pair_texts(pairs, texts))
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:

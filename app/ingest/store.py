@@ -42,6 +42,7 @@ class Batch:
     document_links: list[DocumentLink]
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
+    lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
 
 
 def migrate(engine: Engine) -> None:
@@ -96,6 +97,7 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
             Meta(key="generation", value=name),
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),
             Meta(key="glossary", value=json.dumps(batch.glossary, ensure_ascii=False)),
+            Meta(key="lexicon", value=json.dumps(batch.lexicon, ensure_ascii=False)),
         ])
         session.commit()
 

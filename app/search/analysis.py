@@ -34,9 +34,13 @@ HAN_RUN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 WORD_RUN = r"[a-z0-9]+(?:[._\-/+][a-z0-9]+)*"
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
 PART_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+(?:\.[0-9]+)*")
+QUERY_WORD_BIGRAMS_ONLY = True
 STOP_WORDS = frozenset("""
 a an and are as at be by do does for from how i if in is it of on or so that the this to was
 what when where which who why will with can my me we you your
+about after all also am any been before but both could did didn don doesn each had has have
+here into its just may might more most much must our out over same should some such than their
+them then there these they those through too very via were would yes
 """.split())
 
 
@@ -96,6 +100,20 @@ def _dictionary_words(run: str) -> tuple[tuple[str, int, int], ...]:
     return tuple((word, start, end) for word, start, end in jieba.tokenize(run, mode="search") if end - start >= 3)
 
 
+@lru_cache(maxsize=16384)
+def _bigram_starts(run: str, for_query: bool) -> tuple[int, ...]:
+    """Where the run's bigrams start: all of them in the index; in a query, those inside its words.
+
+    A bigram across two query words (么原 in 什么原因) is an accident of the sentence, rare in
+    the index and so weighted high by BM25: it finds entries that share the accident.
+    """
+    every = tuple(range(len(run) - 1))
+    if not for_query or not QUERY_WORD_BIGRAMS_ONLY:
+        return every
+    inside = tuple(i for _, w_start, w_end in jieba.tokenize(run) for i in range(w_start, w_end - 1))
+    return inside or every
+
+
 def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
     """The terms of `text`, in order; queries get bigrams only for Chinese (exact containment)."""
     norm, offsets = normalise(text)
@@ -109,7 +127,7 @@ def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
                 yield Term(run, position, src_start, src_end)
                 position += 1
                 continue
-            for i in range(len(run) - 1):
+            for i in _bigram_starts(run, for_query):
                 yield Term(run[i:i + 2], position + i, offsets[start + i], offsets[start + i + 1] + 1)
             if not for_query:
                 for word, w_start, w_end in _dictionary_words(run):

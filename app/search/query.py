@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import html
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from whoosh.qparser import MultifieldParser
 from whoosh.query import And, Or, Phrase, Query, Term
@@ -29,8 +29,16 @@ Fields = tuple[str, ...]
 MAX_QUERY_TERMS = 64
 SNIPPET_CHARS = 180
 EQUIVALENT_WEIGHT = 0.5  # a glossary equivalent counts, but less than the words the reader typed
+LEXICON_WEIGHT = 0.3  # a mined equivalent counts less again: it was learnt, not written
 SUGGEST_BELOW = 3  # offer a spelling suggestion when fewer entries than this match
 WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
+# What issue templates put before a pasted title: "[Bug]: ", "<title>", "help request: ".
+ISSUE_TEMPLATE = re.compile(
+    r"^(?:\s*(?:\[[\w\s\-/]{1,24}\]|<title>|(?:bug|help request|feature request|question|usage|installation)"
+    r"\s*[:：]))+\s*:?", re.IGNORECASE)
+RERANK_DEPTH = 100  # BM25F candidates reordered by query coverage
+COVERAGE_POWER = 2.0
+QUERY_FIELD_WEIGHTS = {"title": 1.0}  # how strongly a missing rare word demotes an entry
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ class Outcome:
 
 
 def _term_query(term: str, fields: Fields, weight: float = 1.0) -> Query:
-    return Or([Term(field, term, boost=weight) for field in fields])
+    return Or([Term(field, term, boost=weight * QUERY_FIELD_WEIGHTS.get(field, 1.0)) for field in fields])
 
 
 def suggest(searcher: Searcher, text: str) -> str | None:
@@ -85,20 +93,21 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
-                 glossary: Glossary = (), document: str | None = None) -> Outcome:
+                 glossary: Glossary = (), document: str | None = None, lexicon: Glossary = ()) -> Outcome:
     """Entries matching `text`: all terms first, then any term; `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
     and looks misspelled is searched as corrected, and the correction is returned.
     """
+    text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
     if looks_like_error(text):
         text = error_signature(text) or text
         fields = ERROR_FIELDS
-    outcome = _run(searcher, text, lang, depth, glossary, document, fields)
+    outcome = _run(searcher, text, lang, depth, glossary, document, fields, lexicon)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
-        corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields)
+        corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields, lexicon)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
@@ -112,10 +121,18 @@ def _filter(lang: str | None, document: str | None) -> Query | None:
     return And(filters) if filters else None
 
 
-def _mentions(normalised_query: str, term: str) -> bool:
+def _mentions(normalised_query: str, term: str, query_stems: set[str]) -> bool:
+    """Whether the query holds a glossary term: Chinese as written, other words by their stems."""
     if HAN.search(term):
         return term in normalised_query
-    return re.search(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9])", normalised_query) is not None
+    stems = _phrase_terms(term)
+    return bool(stems) and all(t in query_stems for t in stems)
+
+
+@lru_cache(maxsize=65536)
+def _phrase_terms(phrase: str) -> tuple[str, ...]:
+    """A glossary phrase's query terms (the same lines are read for every query)."""
+    return tuple(query_terms(phrase))
 
 
 def _phrase_query(terms: list[str], fields: Fields) -> Query:
@@ -124,8 +141,10 @@ def _phrase_query(terms: list[str], fields: Fields) -> Query:
     return Or([Phrase(field, terms) for field in fields])
 
 
-def _clauses(text: str, glossary: Glossary, fields: Fields) -> tuple[list[Query], list[str]]:
-    """One clause per query term or "quoted phrase"; a glossary term also matches its equivalents.
+def _clauses(text: str, glossary: Glossary, fields: Fields, lexicon: Glossary = ()) -> tuple[list[Query], list[str]]:
+    """One clause per query term or "quoted phrase"; a glossary or lexicon term also matches its equivalents.
+
+    The editor's glossary comes first; the mined lexicon fills in, weighted lower still.
 
     Returns the clauses and every term worth highlighting (equivalents included).
     """
@@ -148,18 +167,20 @@ def _clauses(text: str, glossary: Glossary, fields: Fields) -> tuple[list[Query]
     remaining = list(terms)
     highlighted = list(terms)
     clauses: list[Query] = []
-    mentioned = [(phrase, group) for group in glossary for phrase in group
-                 if _mentions(normalised, normalise_text(phrase))]
-    # The longest phrase wins where glossary lines overlap ("memory fragmentation" over "memory").
-    for phrase, group in sorted(mentioned, key=lambda pg: -len(query_terms(pg[0]))):
-        covered = query_terms(phrase)
+    query_stems = set(terms)
+    sources = ((glossary, EQUIVALENT_WEIGHT), (lexicon, LEXICON_WEIGHT))
+    mentioned = [(phrase, group, weight) for groups, weight in sources for group in groups for phrase in group
+                 if _mentions(normalised, normalise_text(phrase), query_stems)]
+    # The editor's lines first; the longest phrase wins where lines overlap ("memory fragmentation" over "memory").
+    for phrase, group, weight in sorted(mentioned, key=lambda pgw: (-pgw[2], -len(_phrase_terms(pgw[0])))):
+        covered = list(_phrase_terms(phrase))
         if not covered or not all(t in remaining for t in covered):
             continue
         options: list[Query] = [And([_term_query(t, fields) for t in covered])]
         for other in group:
-            other_terms = query_terms(other)
+            other_terms = list(_phrase_terms(other))
             if other != phrase and other_terms:
-                options.append(And([_term_query(t, fields, EQUIVALENT_WEIGHT) for t in other_terms]))
+                options.append(And([_term_query(t, fields, weight) for t in other_terms]))
                 highlighted.extend(other_terms)
         clauses.append(Or(options))
         for t in covered:
@@ -168,24 +189,41 @@ def _clauses(text: str, glossary: Glossary, fields: Fields) -> tuple[list[Query]
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
+def _clause_weight(searcher: Searcher, clause: Query) -> float:
+    """How much a clause tells: the idf of its rarest term (a rare identifier outweighs "error")."""
+    weights = [searcher.idf(field, text) for field, text in clause.iter_all_terms()]
+    return max(weights, default=0.0)
+
+
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
-         glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS) -> Outcome:
-    """The best `depth` matches (all terms first, then any term) and the total."""
-    clauses, terms = _clauses(text, glossary, fields)
+         glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS,
+         lexicon: Glossary = ()) -> Outcome:
+    """The best `depth` matches and the total: BM25F over any term, weighted by how much of the query it holds.
+
+    An entry that holds every rare word of the query outranks one that repeats a common
+    word often; coverage is weighted by idf, so "error" or "how" missing costs little.
+    """
+    clauses, terms = _clauses(text, glossary, fields, lexicon)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     filter_query = _filter(lang, document)
-    strict = searcher.search(And(clauses), limit=None, filter=filter_query)
-    # Stored ids are read only for the hits returned; the rest are counted by docnum.
-    found = [Match(hit["id"], float(hit.score or 0.0)) for hit in strict[:depth]]
-    total = len(strict)
-    if len(clauses) > 1 and total < depth:
-        seen = set(strict.docs())
-        loose = searcher.search(Or(clauses), limit=None, filter=filter_query)
-        extra = (hit for hit in loose if hit.docnum not in seen)
-        found += [Match(hit["id"], float(hit.score or 0.0)) for hit in itertools.islice(extra, depth - len(found))]
-        total += len(set(loose.docs()) - seen)
-    return Outcome(total=total, matches=found, terms=terms)
+    if len(clauses) == 1:
+        hits = searcher.search(clauses[0], limit=depth, filter=filter_query)
+        return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
+    hits = searcher.search(Or(clauses), limit=max(depth, RERANK_DEPTH), filter=filter_query, terms=True)
+    weights = [_clause_weight(searcher, clause) for clause in clauses]
+    whole = sum(weights) or 1.0
+    scored: list[tuple[float, int]] = []
+    for hit in hits:
+        # Whoosh reports matched terms as bytes, a query's terms as text.
+        matched = {(field, text.decode() if isinstance(text, bytes) else text)
+                   for field, text in hit.matched_terms()}
+        coverage = sum(w for clause, w in zip(clauses, weights, strict=True)
+                       if matched & set(clause.iter_all_terms())) / whole
+        scored.append((float(hit.score or 0.0) * coverage ** COVERAGE_POWER, hit.rank))
+    scored.sort(key=lambda pair: -pair[0])
+    matches = [Match(hits[rank]["id"], score) for score, rank in scored[:depth]]
+    return Outcome(total=len(hits), matches=matches, terms=terms)
 
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:

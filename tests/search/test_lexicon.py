@@ -1,0 +1,69 @@
+"""The lexicon mined from translation pairs, and search across languages with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.ingest.lexicon import mine_lexicon
+from app.ingest.pipeline import run_ingest
+from app.search.analysis import query_terms
+from app.search.query import ISSUE_TEMPLATE
+from app.web.inprocess import InProcessClient
+from tests.conftest import settings_for
+
+PAIRS = [
+    ("Out of memory when training with deepspeed", "使用 deepspeed 训练时显存不足"),
+    ("How much memory does inference need?", "推理需要多少显存？"),
+    ("Reduce memory with gradient checkpointing", "用梯度检查点减少显存"),
+    ("The tokenizer cannot be loaded", "分词器无法加载"),
+    ("Loading the tokenizer is slow", "加载分词器很慢"),
+    ("Where is the cache folder?", "缓存目录在哪里？"),
+]
+
+
+def test_words_that_keep_meeting_in_pairs_are_mined() -> None:
+    groups = mine_lexicon(PAIRS)
+    assert ["memory", "显存"] in groups
+    assert ["tokenizer", "分词器"] in groups
+    assert not any("deepspeed" in group for group in groups)  # shared by both texts: not a translation
+    assert not any("缓存" in group for group in groups)  # one pair is chance
+
+
+def test_mining_nothing_gives_nothing() -> None:
+    assert mine_lexicon([]) == []
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_an_english_query_finds_a_chinese_only_answer_through_mined_pairs(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    english = "\n\n".join(f"## {en}\n\nAnswer number {k}: see the `step{k}` option." for k, (en, _) in enumerate(PAIRS))
+    chinese = "\n\n".join(f"## {zh}\n\n第{k}个回答：请看 `step{k}` 选项。" for k, (_, zh) in enumerate(PAIRS))
+    _write(content, "faq.en.md", "# FAQ\n\n" + english)
+    _write(content, "faq.zh.md", "# 常见问题\n\n" + chinese)
+    _write(content, "notes.zh.md", "# 笔记\n\n## 多卡推理时显存占用不均衡怎么办？\n\n调整 `device_map` 参数。\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "uneven memory usage", "lang": "zh"}).json()["results"]
+    # No Chinese entry holds an English word of the query: only the mined memory ~ 显存 reaches them.
+    assert "多卡推理时显存占用不均衡怎么办？" in [hit["title"] for hit in hits]
+
+
+def test_chinese_query_terms_stay_inside_words() -> None:
+    terms = query_terms("安装官方给的flash-attention装不上什么原因")
+    assert "原因" in terms and "安装" in terms
+    assert "么原" not in terms and "方给" not in terms  # across two words: an accident of the sentence
+
+
+def test_issue_template_prefixes_are_not_searched() -> None:
+    assert ISSUE_TEMPLATE.sub("", "[Bug]: Qwen3 模型推理结果不确定").strip() == "Qwen3 模型推理结果不确定"
+    assert ISSUE_TEMPLATE.sub("", "[BUG] <title>lora微调后报错").strip() == "lora微调后报错"
+    assert ISSUE_TEMPLATE.sub("", "help request: discovery nacos support https?").strip() == \
+        "discovery nacos support https?"
+    assert ISSUE_TEMPLATE.sub("", "Bug in the tokenizer") == "Bug in the tokenizer"
