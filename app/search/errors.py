@@ -14,7 +14,17 @@ import re
 ERROR_LINE = re.compile(
     r"(?:^|\s)((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)\b:?.*)$"
 )
-TRACEBACK_MARKERS = re.compile(r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+", re.MULTILINE)
+# Python tracebacks, Java stack frames and causes, Go goroutine dumps.
+TRACEBACK_MARKERS = re.compile(
+    r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+|^\s*at [\w$.<>]+\([\w$.]*(?::\d+)?\)"
+    r"|^\s*Caused by: |^goroutine \d+ \[", re.MULTILINE)
+# The message of a log line (after its level) and of tools that name no exception type:
+# Go panics, compilers and linkers, the loader, the shell.
+MESSAGE_LINE = re.compile(
+    r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)\])\s*[:\-]?\s+(?P<log>\S.*)$"
+    r"|(?P<tool>(?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*"
+    r"|.*\b(?:command not found|undefined reference to|error while loading shared libraries"
+    r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b.*)$")
 BOILERPLATE = re.compile(
     r"(?i)CUDA kernel errors might be asynchronously reported.*|For debugging consider passing.*"
     r"|Compile with `?TORCH_USE_CUDA_DSA`?.*|See above for output.*|note: This (?:error|is an issue).*"
@@ -32,18 +42,19 @@ MAX_SIGNATURE_WORDS = 12
 
 
 def looks_like_error(text: str) -> bool:
-    """True for a pasted traceback or a message that names an exception type."""
-    return bool(TRACEBACK_MARKERS.search(text)) or any(ERROR_LINE.search(line) for line in text.splitlines())
+    """True for a pasted traceback, stack trace or log, or a message that names an error."""
+    return bool(TRACEBACK_MARKERS.search(text)) or bool(error_lines(text))
 
 
 def error_lines(text: str) -> list[str]:
-    """The `XxxError: message` lines of a text, in order (boilerplate dropped)."""
+    """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message."""
     lines = []
     for raw in text.splitlines():
         line = BOILERPLATE.sub("", raw).strip()
-        match = ERROR_LINE.search(line)
-        if match:
+        if match := ERROR_LINE.search(line):
             lines.append(match.group(1).strip())
+        elif match := MESSAGE_LINE.search(line):
+            lines.append((match.group("log") or match.group("tool")).strip())
     return lines
 
 
@@ -51,7 +62,7 @@ def normalise_error(line: str) -> str:
     """An error line without its variable parts: paths, numbers, sizes, addresses, quotes."""
     for mask in MASKS:
         line = mask.sub(" ", line)
-    words = line.replace(":", " ").split()
+    words = [word for word in line.replace(":", " ").split() if any(char.isalnum() for char in word)]
     return " ".join(words[:MAX_SIGNATURE_WORDS])
 
 

@@ -37,7 +37,8 @@ ISSUE_TEMPLATE = re.compile(
     r"^(?:\s*(?:\[[\w\s\-/]{1,24}\]|<title>|(?:bug|help request|feature request|question|usage|installation)"
     r"\s*[:：]))+\s*:?", re.IGNORECASE)
 RERANK_DEPTH = 100  # BM25F candidates reordered by query coverage
-COVERAGE_POWER = 2.0
+COVERAGE_POWER = 2.0  # tuned with IDF_POWER on eval/queries-real.tsv r001–r102 (faq eval --compare)
+IDF_POWER = 2.0  # a rare identifier must outweigh several common words
 QUERY_FIELD_WEIGHTS = {"title": 1.0}  # how strongly a missing rare word demotes an entry
 
 
@@ -192,7 +193,7 @@ def _clauses(text: str, glossary: Glossary, fields: Fields, lexicon: Glossary = 
 def _clause_weight(searcher: Searcher, clause: Query) -> float:
     """How much a clause tells: the idf of its rarest term (a rare identifier outweighs "error")."""
     weights = [searcher.idf(field, text) for field, text in clause.iter_all_terms()]
-    return max(weights, default=0.0)
+    return max(weights, default=0.0) ** IDF_POWER
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,

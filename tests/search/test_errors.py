@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.search.errors import error_field_text, error_signature, looks_like_error, normalise_error
 
 TRACEBACK = """Traceback (most recent call last):
@@ -42,6 +44,35 @@ def test_same_error_with_other_numbers_gives_same_signature() -> None:
 
 
 def test_error_field_collects_every_error_line_of_an_entry() -> None:
-    text = "报错示例：\n```\nAssertionError: Unable to pre-compile async_io\n[ERROR] x\n```\nValueError: bad value 3"
+    text = ("报错示例：\n```\nAssertionError: Unable to pre-compile async_io\n[INFO] x\n"
+            "[ERROR] Failed to execute goal\n```\nValueError: bad value 3")
     assert error_field_text(text).split("\n") == ["AssertionError Unable to pre-compile async_io",
-                                                  "ValueError bad value"]
+                                                  "Failed to execute goal", "ValueError bad value"]
+
+
+@pytest.mark.parametrize(("log", "signature"), [
+    ("2023-05-01 12:00:00,123 ERROR [main] org.apache.hive.Foo - Required field 'client_protocol' is unset!\n"
+     "\tat org.apache.thrift.TServiceClient.receiveBase(TServiceClient.java:79)",
+     "[main] org.apache.hive.Foo Required field client_protocol is unset!"),
+    ("Exception in thread \"main\" java.lang.RuntimeException: boom\n\tat Main.main(Main.java:3)\n"
+     "Caused by: java.net.ConnectException: Connection refused\n\t... 1 more",
+     "java.lang.RuntimeException boom java.net.ConnectException Connection refused"),  # the cause, with its wrapper
+    ("panic: runtime error: invalid memory address or nil pointer dereference\n"
+     "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a0b2c]\n\ngoroutine 1 [running]:\nmain.main()",
+     "panic runtime error invalid memory address or nil pointer dereference"),
+    ("/usr/bin/ld: main.o: in function `main':\nmain.cpp:(.text+0x1f): undefined reference to `cublasCreate_v2'",
+     "main.cpp undefined reference to cublasCreate_v2"),
+    ("python: error while loading shared libraries: libcudnn.so: cannot open shared object file: "
+     "No such file or directory",
+     "python error while loading shared libraries libcudnn.so cannot open shared object file"),
+    ("bash: nvcc: command not found", "bash nvcc command not found"),
+    ("2020/12/01 21:49:39 [error] 14690#14690: *34880 [lua] config_etcd.lua:428: failed to fetch data from etcd",
+     "[lua] config_etcd.lua failed to fetch data from etcd"),
+])
+def test_logs_beyond_python_keep_the_words_that_identify_them(log: str, signature: str) -> None:
+    assert looks_like_error(log)
+    assert error_signature(log) == signature
+
+
+def test_a_question_that_mentions_an_error_is_not_a_log() -> None:
+    assert not looks_like_error("How do I fix an error when loading the model?")
