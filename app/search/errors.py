@@ -25,6 +25,8 @@ MESSAGE_LINE = re.compile(
     r"|(?P<tool>(?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*"
     r"|.*\b(?:command not found|undefined reference to|error while loading shared libraries"
     r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b.*)$")
+# The message of an API's JSON error payload: {"error": {"message": "You exceeded your quota"}}.
+JSON_MESSAGE = re.compile(r'"(?:message|msg|errmsg|error|detail|reason|description)"\s*:\s*"((?:[^"\\]|\\.){4,})"')
 BOILERPLATE = re.compile(
     r"(?i)CUDA kernel errors might be asynchronously reported.*|For debugging consider passing.*"
     r"|Compile with `?TORCH_USE_CUDA_DSA`?.*|See above for output.*|note: This (?:error|is an issue).*"
@@ -48,10 +50,12 @@ def looks_like_error(text: str) -> bool:
 
 def error_lines(text: str) -> list[str]:
     """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message."""
-    lines = []
+    lines: list[str] = []
     for raw in text.splitlines():
         line = BOILERPLATE.sub("", raw).strip()
-        if match := ERROR_LINE.search(line):
+        if messages := JSON_MESSAGE.findall(line):
+            lines.extend(message.strip() for message in messages)
+        elif match := ERROR_LINE.search(line):
             lines.append(match.group(1).strip())
         elif match := MESSAGE_LINE.search(line):
             lines.append((match.group("log") or match.group("tool")).strip())

@@ -1,4 +1,4 @@
-"""Run a user's query against the index: AND first, then OR to fill the page."""
+"""Run a user's query against the index: BM25F over any term, reordered by how much of the query each entry holds."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from whoosh.lang.porter import stem
 from whoosh.qparser import MultifieldParser
 from whoosh.query import And, Or, Phrase, Query, Term
 from whoosh.searching import Searcher
@@ -36,10 +37,20 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
 ISSUE_TEMPLATE = re.compile(
     r"^(?:\s*(?:\[[\w\s\-/]{1,24}\]|<title>|(?:bug|help request|feature request|question|usage|installation)"
     r"\s*[:：]))+\s*:?", re.IGNORECASE)
-RERANK_DEPTH = 100  # BM25F candidates reordered by query coverage
-COVERAGE_POWER = 2.0  # tuned with IDF_POWER on eval/queries-real.tsv r001–r102 (faq eval --compare)
-IDF_POWER = 2.0  # a rare identifier must outweigh several common words
-QUERY_FIELD_WEIGHTS = {"title": 1.0}  # how strongly a missing rare word demotes an entry
+RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
+# Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
+COVERAGE_POWER = 2.0  # how strongly a missing query word demotes an entry
+IDF_POWER = 2.0  # a clause weighs idf²: one rare identifier outweighs several common words
+# Names with dots, digits or underscores (`libnccl.so.2`, `device_map`) identify a failure
+# better than the English words around them; their segments match at a lower weight.
+IDENTIFIER_LIKE = re.compile(r"[a-z][._\-/]?\d|\w[._/]\w|_")
+IDENTIFIER_WEIGHT = 3.0
+IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
+SEGMENT_WEIGHT = 0.5
+# Segments that say where code lives, not what failed.
+NAMESPACE_WORDS = frozenset("""
+apache common core error errors exceptions http https internal java javax json main util utils yaml
+""".split())
 
 
 @dataclass(frozen=True)
@@ -61,7 +72,7 @@ class Outcome:
 
 
 def _term_query(term: str, fields: Fields, weight: float = 1.0) -> Query:
-    return Or([Term(field, term, boost=weight * QUERY_FIELD_WEIGHTS.get(field, 1.0)) for field in fields])
+    return Or([Term(field, term, boost=weight) for field in fields])
 
 
 def suggest(searcher: Searcher, text: str) -> str | None:
@@ -136,6 +147,23 @@ def _phrase_terms(phrase: str) -> tuple[str, ...]:
     return tuple(query_terms(phrase))
 
 
+def _identifier_query(term: str, fields: Fields) -> Query:
+    """A term; an identifier weighs more, and also matches its distinctive segments.
+
+    `com.datastax…NoHostAvailableException` must meet an entry that names the exception
+    alone, and `libnccl.so.2` one that says `libnccl`.
+    """
+    weight = IDENTIFIER_WEIGHT if IDENTIFIER_LIKE.search(term) else 1.0
+    segments = [part for part in IDENTIFIER_SEPARATORS.split(term)
+                if len(part) >= 4 and not part.isdigit() and part not in NAMESPACE_WORDS and part != term]
+    if not segments:
+        return _term_query(term, fields, weight)
+    options = [_term_query(term, fields, weight)]
+    for part in dict.fromkeys(segments):
+        options.extend(_term_query(form, fields, weight * SEGMENT_WEIGHT) for form in dict.fromkeys((part, stem(part))))
+    return Or(options)
+
+
 def _phrase_query(terms: list[str], fields: Fields) -> Query:
     if len(terms) == 1:
         return _term_query(terms[0], fields)
@@ -186,14 +214,14 @@ def _clauses(text: str, glossary: Glossary, fields: Fields, lexicon: Glossary = 
         clauses.append(Or(options))
         for t in covered:
             remaining.remove(t)
-    clauses.extend(_term_query(t, fields) for t in remaining)
+    clauses.extend(_identifier_query(t, fields) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
 def _clause_weight(searcher: Searcher, clause: Query) -> float:
     """How much a clause tells: the idf of its rarest term (a rare identifier outweighs "error")."""
-    weights = [searcher.idf(field, text) for field, text in clause.iter_all_terms()]
-    return max(weights, default=0.0) ** IDF_POWER
+    weights = [float(searcher.idf(field, text)) for field, text in clause.iter_all_terms()]
+    return float(max(weights, default=0.0) ** IDF_POWER)
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
