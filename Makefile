@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test lint typecheck eval eval-links bench clean
+.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench clean
 
 install: $(STAMP)
 
@@ -38,6 +38,15 @@ test: lint
 eval: ingest
 	$(BIN)/faq eval ../shared/eval/queries-dev.tsv
 	$(BIN)/faq eval eval/queries-project.tsv
+
+# Real users' queries over the shared corpora, beside the FTS5 trigram baseline. The corpora
+# are ingested into a scratch folder (their top-level READMEs describe the gold, not FAQs).
+EVAL_REAL := $(or $(TMPDIR),/tmp)/faq-eval-real
+eval-real: install
+	rm -rf $(EVAL_REAL) && mkdir -p $(EVAL_REAL)/content
+	cd ../shared/corpus && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
+	FAQ_DATA_DIR=$(EVAL_REAL)/data FAQ_CONTENT_DIR=$(EVAL_REAL)/content $(BIN)/faq ingest --quiet > /dev/null || [ $$? -eq 3 ]
+	FAQ_DATA_DIR=$(EVAL_REAL)/data FAQ_CONTENT_DIR=$(EVAL_REAL)/content $(BIN)/faq eval eval/queries-real.tsv --compare
 
 eval-links: install
 	$(BIN)/faq eval-links ../shared/corpus/real

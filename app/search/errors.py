@@ -12,19 +12,19 @@ from __future__ import annotations
 import re
 
 ERROR_LINE = re.compile(
-    r"(?:^|\s)((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)\b:?.*)$"
+    r"(?:^|[\s:：，,（(])((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)\b:?.*)$"
 )
 # Python tracebacks, Java stack frames and causes, Go goroutine dumps.
 TRACEBACK_MARKERS = re.compile(
     r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+|^\s*at [\w$.<>]+\([\w$.]*(?::\d+)?\)"
     r"|^\s*Caused by: |^goroutine \d+ \[", re.MULTILINE)
-# The message of a log line (after its level) and of tools that name no exception type:
-# Go panics, compilers and linkers, the loader, the shell.
-MESSAGE_LINE = re.compile(
-    r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)\])\s*[:\-]?\s+(?P<log>\S.*)$"
-    r"|(?P<tool>(?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*"
-    r"|.*\b(?:command not found|undefined reference to|error while loading shared libraries"
-    r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b.*)$")
+# The message of a log line, after its level, and of tools that name no exception type:
+# Go panics, compilers, linkers and loaders, the shell. (No leading `.*`: lines are long.)
+LOG_LEVEL = re.compile(
+    r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)\])\s*[:\-]?\s+(\S.*)$")
+TOOL_PREFIX = re.compile(r"(?:^|\s)((?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*)$")
+TOOL_PHRASE = re.compile(r"\b(?:command not found|undefined reference to|error while loading shared libraries"
+                         r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b")
 # The message of an API's JSON error payload: {"error": {"message": "You exceeded your quota"}}.
 JSON_MESSAGE = re.compile(r'"(?:message|msg|errmsg|error|detail|reason|description)"\s*:\s*"((?:[^"\\]|\\.){4,})"')
 BOILERPLATE = re.compile(
@@ -37,7 +37,7 @@ MASKS = (
     re.compile(r"\b0x[0-9a-fA-F]+\b"),  # addresses
     re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|ms|s|%)\b"),  # sizes and durations
     re.compile(r"\bline \d+\b"),
-    re.compile(r"\b\d+(?:\.\d+)*\b"),  # other numbers
+    re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.])"),  # other numbers, not those inside names (libnccl.so.2)
     re.compile(r"[\"'`“”‘’]"),  # quotes of every kind
 )
 MAX_SIGNATURE_WORDS = 12
@@ -55,10 +55,10 @@ def error_lines(text: str) -> list[str]:
         line = BOILERPLATE.sub("", raw).strip()
         if messages := JSON_MESSAGE.findall(line):
             lines.extend(message.strip() for message in messages)
-        elif match := ERROR_LINE.search(line):
+        elif match := ERROR_LINE.search(line) or LOG_LEVEL.search(line) or TOOL_PREFIX.search(line):
             lines.append(match.group(1).strip())
-        elif match := MESSAGE_LINE.search(line):
-            lines.append((match.group("log") or match.group("tool")).strip())
+        elif TOOL_PHRASE.search(line):
+            lines.append(line)
     return lines
 
 

@@ -47,6 +47,8 @@ IDENTIFIER_LIKE = re.compile(r"[a-z][._\-/]?\d|\w[._/]\w|_")
 IDENTIFIER_WEIGHT = 3.0
 IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
 SEGMENT_WEIGHT = 0.5
+SEGMENT_MAX_SHARE = 0.05  # a segment in more entries than this is not distinctive
+CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
 apache common core error errors exceptions http https internal java javax json main util utils yaml
@@ -113,10 +115,14 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
     """
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
+    context = ""
     if looks_like_error(text):
-        text = error_signature(text) or text
+        signature = error_signature(text)
+        if signature:
+            # The signature decides; the rest (`from etcd`, the frames' module names) helps a little.
+            context, text = text, signature
         fields = ERROR_FIELDS
-    outcome = _run(searcher, text, lang, depth, glossary, document, fields, lexicon)
+    outcome = _run(searcher, text, lang, depth, glossary, document, fields, lexicon, context)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
         corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields, lexicon)
@@ -147,21 +153,25 @@ def _phrase_terms(phrase: str) -> tuple[str, ...]:
     return tuple(query_terms(phrase))
 
 
-def _identifier_query(term: str, fields: Fields) -> Query:
-    """A term; an identifier weighs more, and also matches its distinctive segments.
+def _identifier_query(term: str, fields: Fields, searcher: Searcher) -> Query:
+    """A term; an identifier weighs more and also matches its distinctive segments, weighted lower.
 
     `com.datastax…NoHostAvailableException` must meet an entry that names the exception
-    alone, and `libnccl.so.2` one that says `libnccl`.
+    alone, `libnccl.so.2` one that says `libnccl`, `flash-attn` one that says `flash_attn`.
+    A segment found in many entries (`flag`, `peft` in a PEFT portal) tells nothing and
+    would only make the search slow.
     """
     weight = IDENTIFIER_WEIGHT if IDENTIFIER_LIKE.search(term) else 1.0
-    segments = [part for part in IDENTIFIER_SEPARATORS.split(term)
+    whole = _term_query(term, fields, weight)
+    limit = SEGMENT_MAX_SHARE * searcher.doc_count()
+    segments = [part for part in dict.fromkeys(IDENTIFIER_SEPARATORS.split(term))
                 if len(part) >= 4 and not part.isdigit() and part not in NAMESPACE_WORDS and part != term]
-    if not segments:
-        return _term_query(term, fields, weight)
-    options = [_term_query(term, fields, weight)]
-    for part in dict.fromkeys(segments):
-        options.extend(_term_query(form, fields, weight * SEGMENT_WEIGHT) for form in dict.fromkeys((part, stem(part))))
-    return Or(options)
+    options = [whole]
+    for part in segments:
+        for form in dict.fromkeys((part, stem(part))):
+            if max(searcher.doc_frequency(field, form) for field in fields) <= limit:
+                options.append(_term_query(form, fields, weight * SEGMENT_WEIGHT))
+    return Or(options) if len(options) > 1 else whole
 
 
 def _phrase_query(terms: list[str], fields: Fields) -> Query:
@@ -170,7 +180,8 @@ def _phrase_query(terms: list[str], fields: Fields) -> Query:
     return Or([Phrase(field, terms) for field in fields])
 
 
-def _clauses(text: str, glossary: Glossary, fields: Fields, lexicon: Glossary = ()) -> tuple[list[Query], list[str]]:
+def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
+             lexicon: Glossary = ()) -> tuple[list[Query], list[str]]:
     """One clause per query term or "quoted phrase"; a glossary or lexicon term also matches its equivalents.
 
     The editor's glossary comes first; the mined lexicon fills in, weighted lower still.
@@ -214,7 +225,7 @@ def _clauses(text: str, glossary: Glossary, fields: Fields, lexicon: Glossary = 
         clauses.append(Or(options))
         for t in covered:
             remaining.remove(t)
-    clauses.extend(_identifier_query(t, fields) for t in remaining)
+    clauses.extend(_identifier_query(t, fields, searcher) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
@@ -226,33 +237,60 @@ def _clause_weight(searcher: Searcher, clause: Query) -> float:
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
          glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS,
-         lexicon: Glossary = ()) -> Outcome:
+         lexicon: Glossary = (), context: str = "") -> Outcome:
     """The best `depth` matches and the total: BM25F over any term, weighted by how much of the query it holds.
 
     An entry that holds every rare word of the query outranks one that repeats a common
     word often; coverage is weighted by idf, so "error" or "how" missing costs little.
     """
-    clauses, terms = _clauses(text, glossary, fields, lexicon)
+    clauses, terms = _clauses(searcher, text, glossary, fields, lexicon)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     filter_query = _filter(lang, document)
-    if len(clauses) == 1:
+    known = set(terms)
+    hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
+    if len(clauses) == 1 and not hints:
         hits = searcher.search(clauses[0], limit=depth, filter=filter_query)
         return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
-    hits = searcher.search(Or(clauses), limit=max(depth, RERANK_DEPTH), filter=filter_query, terms=True)
+    if len(clauses) > 1:
+        strict = searcher.search(And(clauses), limit=None, filter=filter_query)
+        if len(strict) >= RERANK_DEPTH:
+            # Plenty of entries hold every query word: they all cover the query, BM25 orders them.
+            return Outcome(total=len(strict), terms=terms,
+                           matches=[Match(h["id"], float(h.score or 0.0)) for h in strict[:depth]])
+    # Context hints add to the score but not to coverage: missing them costs nothing.
+    hits = searcher.search(Or(clauses + hints), limit=max(depth, RERANK_DEPTH), filter=filter_query)
+    candidates = [hit.docnum for hit in hits]
     weights = [_clause_weight(searcher, clause) for clause in clauses]
+    held = _weight_held(searcher, clauses, weights, candidates)
     whole = sum(weights) or 1.0
-    scored: list[tuple[float, int]] = []
-    for hit in hits:
-        # Whoosh reports matched terms as bytes, a query's terms as text.
-        matched = {(field, text.decode() if isinstance(text, bytes) else text)
-                   for field, text in hit.matched_terms()}
-        coverage = sum(w for clause, w in zip(clauses, weights, strict=True)
-                       if matched & set(clause.iter_all_terms())) / whole
-        scored.append((float(hit.score or 0.0) * coverage ** COVERAGE_POWER, hit.rank))
-    scored.sort(key=lambda pair: -pair[0])
+    scored = sorted(((float(hit.score or 0.0) * (held[hit.docnum] / whole) ** COVERAGE_POWER, hit.rank)
+                     for hit in hits), key=lambda pair: -pair[0])
     matches = [Match(hits[rank]["id"], score) for score, rank in scored[:depth]]
     return Outcome(total=len(hits), matches=matches, terms=terms)
+
+
+def _weight_held(searcher: Searcher, clauses: list[Query], weights: list[float],
+                 docnums: list[int]) -> dict[int, float]:
+    """For each candidate entry, the summed weight of the clauses it matches.
+
+    Each clause's postings are walked once, skipping straight to the candidates (a few
+    hundred), instead of recording matched terms for every entry the search touches.
+    """
+    held = dict.fromkeys(docnums, 0.0)
+    wanted = sorted(docnums)
+    for leaf, offset in searcher.leaf_searchers():
+        local = [docnum - offset for docnum in wanted if 0 <= docnum - offset < leaf.doc_count_all()]
+        for clause, weight in zip(clauses, weights, strict=True):
+            matcher = clause.matcher(leaf)
+            for docnum in local:
+                if not matcher.is_active():
+                    break
+                if matcher.id() < docnum:
+                    matcher.skip_to(docnum)
+                if matcher.is_active() and matcher.id() == docnum:
+                    held[docnum + offset] += weight
+    return held
 
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
