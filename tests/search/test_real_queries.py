@@ -51,3 +51,33 @@ def test_baseline_matches_words_as_substrings(corpora: Settings) -> None:
     by_id = {q.id: q for q in queries}
     result = evaluate_baseline(corpora, [by_id["r023"]])  # a ValueError whose words occur verbatim in the entry
     assert result.ranks["r023"] == 1
+
+
+ODD_QUERIES = {
+    "a 4,000-character log": "\n".join(
+        f"2023-05-01 12:00:{i % 60:02d},123 ERROR [pool-{i}] org.apache.flink.runtime.taskmanager.Task - Source: "
+        f"mysql-cdc (1/1) switched to FAILED with failure cause: io.debezium.DebeziumException #{i}"
+        for i in range(40))[:4000],
+    "only a Java stack frame": "\tat org.apache.flink.runtime.taskmanager.Task.run(Task.java:563)",
+    "only a Python frame": '  File "/root/a.py", line 3, in <module>',
+    "only a timestamp": "2023-05-01 12:00:00,123",
+    "only a path": "/usr/local/lib/python3.10/site-packages/torch/nn/modules/module.py",
+    "only Chinese punctuation": "，。！？【】（）……",
+    "three scripts": "显存不足 out of memory Память ошибка",
+    "a JSON payload cut short": '{\n  "error": {\n    "message": "You exceeded your current quota',
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_QUERIES))
+def test_odd_queries_get_an_answer_never_an_error(corpora: Settings, name: str) -> None:
+    from app.main import create_app
+    from app.web.inprocess import InProcessClient
+
+    with InProcessClient(create_app(corpora)) as client:
+        response = client.get("/api/v1/search", params={"q": ODD_QUERIES[name]})
+        page = client.get("/search", params={"q": ODD_QUERIES[name]})
+    assert response.status_code == 200 and page.status_code == 200
+    body = response.json()
+    assert body["total"] >= len(body["results"])
+    if name in ("a 4,000-character log", "three scripts"):
+        assert body["results"], name  # the words that identify them are found
