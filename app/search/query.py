@@ -39,12 +39,12 @@ ISSUE_TEMPLATE = re.compile(
     r"\s*[:：]))+\s*:?", re.IGNORECASE)
 RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
 # Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
-COVERAGE_POWER = 2.0  # how strongly a missing query word demotes an entry
+COVERAGE_POWER = 1.5  # how strongly a missing query word demotes an entry
 IDF_POWER = 2.0  # a clause weighs idf²: one rare identifier outweighs several common words
 # Names with dots, digits or underscores (`libnccl.so.2`, `device_map`) identify a failure
 # better than the English words around them; their segments match at a lower weight.
 IDENTIFIER_LIKE = re.compile(r"[a-z][._\-/]?\d|\w[._/]\w|_")
-IDENTIFIER_WEIGHT = 3.0
+IDENTIFIER_WEIGHT = 2.0
 IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
 SEGMENT_WEIGHT = 0.5
 SEGMENT_MAX_SHARE = 0.05  # a segment in more entries than this is not distinctive
@@ -230,9 +230,13 @@ def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
 
 
 def _clause_weight(searcher: Searcher, clause: Query) -> float:
-    """How much a clause tells: the idf of its rarest term (a rare identifier outweighs "error")."""
-    weights = [float(searcher.idf(field, text)) for field, text in clause.iter_all_terms()]
-    return float(max(weights, default=0.0) ** IDF_POWER)
+    """How much a clause tells: idf² of its strongest term, times that term's boost.
+
+    A rare identifier outweighs "error", and weighs in coverage as it weighs in the score.
+    """
+    weights = [float(searcher.idf(field, text)) ** IDF_POWER * leaf.boost
+               for leaf in clause.leaves() for field, text in leaf.iter_all_terms()]
+    return max(weights, default=0.0)
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
