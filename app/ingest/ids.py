@@ -39,5 +39,11 @@ def entry_id(document: str, section: tuple[str, ...], question: str) -> str:
     return f"{slug}-{digest}" if slug else f"entry-{digest}"
 
 
+def path_digest(text: str) -> str:
+    """Six hex digits that tell two names apart (a fingerprint, not a security measure)."""
+    return _digest(text)
+
+
 def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
+    # SHA-1 as a stable fingerprint of names, never for security; changing it would change every id.
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:6]

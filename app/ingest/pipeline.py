@@ -18,7 +18,7 @@ from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkR
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
-from app.ingest.ids import document_id, entry_id
+from app.ingest.ids import document_id, entry_id, path_digest
 from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.lexicon import mine_lexicon, pair_texts
 from app.ingest.links import LINKS_FILE, read_link_rules
@@ -31,6 +31,7 @@ from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_fro
 from app.ingest.store import Batch, EntryLinkRow, store_generation
 from app.models import Document, DocumentLink, Entry, IngestNote
 
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
 
 
@@ -71,7 +72,8 @@ class ReadDocument:
     id: str
     title: str
     lang: str
-    markdown: str
+    markdown: str  # the source text (front matter included)
+    body: str  # what readers see: the markdown without its front matter
     encoding: str
     translation_of: str | None
     not_translation_of: frozenset[str]
@@ -120,14 +122,54 @@ def _mined_lexicon(batch: Batch) -> list[list[str]]:
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:
-    """Every readable document under `folder`; unreadable ones are reported as skipped."""
+    """Every readable document under `folder`; unreadable ones are reported as skipped.
+
+    A file that fails in any way (nesting too deep for the parser, memory, a bug of ours)
+    is named with a one-line reason and the rest ingests.
+    """
     documents: list[ReadDocument] = []
-    sources = list(find_sources(folder))
+    sources = list(find_sources(folder, report.skipped))
     for source in tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False):
-        read = read_document(source, report)
+        try:
+            read = read_document(source, report)
+        except RecursionError:
+            report.skipped.append((source.relative_path, "markup nested too deeply to parse "
+                                   "(hundreds of `*`, `>` or list levels); simplify it"))
+            continue
+        except MemoryError:
+            report.skipped.append((source.relative_path, "too large to read in memory; split the file"))
+            continue
+        except Exception as exc:  # noqa: BLE001  (one odd file must not stop the others)
+            report.skipped.append((source.relative_path, f"cannot be ingested ({type(exc).__name__}: "
+                                   f"{str(exc)[:120]}); please report it"))
+            continue
         if read is not None:
             documents.append(read)
+    _make_ids_unique(documents, report)
     return documents
+
+
+def _make_ids_unique(documents: list[ReadDocument], report: IngestReport) -> None:
+    """Give documents whose names make the same id (`实验.md`, `试验.md`) distinct, stable ids.
+
+    The first path in sorted order keeps the id; the others get a digest of their path,
+    which depends on nothing else, and a warning says where they are.
+    """
+    owners: dict[str, str] = {}
+    for doc in sorted(documents, key=lambda d: d.source.relative_path):
+        if doc.id in owners:
+            new_id = f"{doc.id}-{path_digest(doc.source.relative_path)}"
+            report.warnings.append((doc.source.relative_path, (
+                f"its id `{doc.id}` is also the id of {owners[doc.id]}; it is served as /documents/{new_id}")))
+            doc.id, doc.entry_ids = new_id, _entry_ids(new_id, doc.entries)
+        owners[doc.id] = doc.source.relative_path
+    # Entry ids carry a short digest; at a million entries two can meet: lengthen the later one.
+    seen: set[str] = set()
+    for doc in sorted(documents, key=lambda d: d.source.relative_path):
+        for k, entry in enumerate(doc.entry_ids):
+            if entry in seen:
+                doc.entry_ids[k] = f"{entry}-{path_digest(doc.source.relative_path + chr(31) + str(k))}"
+            seen.add(doc.entry_ids[k])
 
 
 @dataclass
@@ -193,6 +235,9 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     parsed = segment_markdown(front.body, fallback_title=fallback_title, hint=meta.get("entries"),
                               file_name=source.relative_path)
     report.structure_notes.extend((source.relative_path, note) for note in parsed.notes)
+    for key, problem in _odd_metadata(meta).items():
+        report.warnings.append((source.relative_path, problem))
+        meta.pop(key)
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
@@ -203,7 +248,7 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     return ReadDocument(
         source=source, id=doc_id,
         title=str(meta.get("title") or parsed.title or fallback_title), lang=lang,
-        markdown=repair.text,
+        markdown=repair.text, body=front.body,
         encoding=decoded.encoding + (f", repaired from {repair.code_page} mojibake" if repair.changed else ""),
         translation_of=str(meta["translation_of"]) if meta.get("translation_of") else None,
         not_translation_of=_paths(meta.get("not_translation_of")),
@@ -211,6 +256,19 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
         repair=repair, structure=parsed.decisions,
     )
+
+
+def _odd_metadata(meta: dict[str, object]) -> dict[str, str]:
+    """Metadata keys whose values cannot be what they name, with a warning for each."""
+    odd: dict[str, str] = {}
+    lang = meta.get("lang")
+    if lang is not None and not (isinstance(lang, str) and LANGUAGE_TAG.fullmatch(lang)):
+        odd["lang"] = f"front matter `lang: {str(lang)[:40]}` is not a language tag (en, zh, zh-CN …); ignored"
+    for key in ("title", "translation_of"):
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str | int | float):
+            odd[key] = f"front matter `{key}` must be text, not {type(value).__name__}; ignored"
+    return odd
 
 
 def _paths(value: object) -> frozenset[str]:
@@ -255,7 +313,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
             ))
         batch.documents.append(Document(
             id=doc.id, path=doc.source.relative_path, title=doc.title, lang=doc.lang,
-            markdown=doc.markdown, html=render_markdown(doc.markdown, context),
+            markdown=doc.markdown, html=render_markdown(doc.body, context),
             encoding=doc.encoding, entry_count=len(doc.entry_ids),
             repaired_characters=doc.repair.repaired_characters,
             uncertain_repairs=len(doc.repair.uncertain),

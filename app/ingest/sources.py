@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ import yaml
 
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".txt"}
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+MAX_FRONT_MATTER = 64 * 1024
 TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)  # Hugo
 
 
@@ -33,14 +35,57 @@ class FrontMatter:
     error: str | None = None
 
 
-def find_sources(content_dir: Path) -> Iterator[SourceFile]:
-    """Yield every document file under `content_dir`, in a stable order; hidden files skipped."""
-    for path in sorted(content_dir.rglob("*")):
-        relative = path.relative_to(content_dir)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES:
-            yield SourceFile(path=path, relative_path=relative.as_posix())
+def find_sources(content_dir: Path, skipped: list[tuple[str, str]] | None = None) -> Iterator[SourceFile]:
+    """Yield every document file under `content_dir`, in a stable order; hidden files skipped.
+
+    Nothing outside the content folder is ever read: a symbolic link is followed only when
+    it resolves inside the folder. Links that lead out, loop or dangle, files that are not
+    regular (FIFOs, devices), unreadable folders and names that are not UTF-8 are listed in
+    `skipped` with the reason.
+    """
+    root = content_dir.resolve()
+    notes = skipped if skipped is not None else []
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename or "").relative_to(content_dir).as_posix() if error.filename else "?"
+        notes.append((where, f"folder cannot be read ({error.strerror or error}); check its permissions"))
+
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(content_dir, onerror=unreadable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            path = Path(folder) / name
+            if name.startswith(".") or path.suffix.lower() not in DOCUMENT_SUFFIXES:
+                continue
+            relative = path.relative_to(content_dir).as_posix()
+            try:
+                relative.encode("utf-8")
+            except UnicodeEncodeError:
+                notes.append((relative.encode("utf-8", "replace").decode("utf-8"),
+                              "file name is not valid UTF-8; rename the file"))
+                continue
+            problem = _outside_or_odd(path, root)
+            if problem:
+                notes.append((relative, problem))
+                continue
+            found.append((relative, path))
+    for relative, path in sorted(found):
+        yield SourceFile(path=path, relative_path=relative)
+
+
+def _outside_or_odd(path: Path, root: Path) -> str | None:
+    """Why a found name must not be read, or None when it is a regular file inside `root`."""
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        return "symbolic link to nothing (dangling); remove it or point it at a file in the content folder"
+    except (OSError, RuntimeError):
+        return "symbolic link loop; remove the link"
+    if not target.is_relative_to(root):
+        return "symbolic link leads outside the content folder; copy the file in instead"
+    if not target.is_file():
+        return "not a regular file (FIFO, socket or device)"
+    return None
 
 
 def split_front_matter(text: str) -> FrontMatter:
@@ -51,11 +96,13 @@ def split_front_matter(text: str) -> FrontMatter:
     # Blank lines keep every source line number in the body where it was in the file.
     body = "\n" * match.group(0).count("\n") + text[match.end():]
     try:
-        loaded = tomllib.loads(match.group(1)) if text.startswith("+++") else yaml.safe_load(match.group(1))
+        if len(match.group(1)) > MAX_FRONT_MATTER:
+            return FrontMatter(body=body, error=f"front matter is over {MAX_FRONT_MATTER // 1024} KB; it was ignored")
+        loaded = tomllib.loads(match.group(1)) if text.startswith("+++") else load_yaml(match.group(1))
     except tomllib.TOMLDecodeError as exc:
         return FrontMatter(body=body, error=f"front matter is not valid TOML: {exc}")
     except yaml.YAMLError as exc:
-        return FrontMatter(body=body, error=f"front matter is not valid YAML: {exc}")
+        return FrontMatter(body=body, error=f"front matter is not valid YAML: {_one_line(exc)}")
     if loaded is None:
         loaded = {}
     if not isinstance(loaded, dict):
@@ -66,15 +113,39 @@ def split_front_matter(text: str) -> FrontMatter:
 SIDECAR_SUFFIX = ".meta.yml"
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: a few hundred bytes of nested aliases expand to gigabytes."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in metadata",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def _one_line(exc: Exception) -> str:
+    """A YAML error as one line: what is wrong and where."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
+        mark = exc.problem_mark
+        return f"{exc.problem} (line {mark.line + 1})" if mark else exc.problem
+    return " ".join(str(exc).split())
+
+
+def load_yaml(text: str) -> Any:
+    """Metadata YAML, safely: plain data only, no aliases."""
+    return yaml.load(text, Loader=_NoAliasLoader)  # a SafeLoader: plain data only
+
+
 def read_sidecar(document: Path) -> tuple[dict[str, Any], str | None]:
     """Metadata kept beside a document whose bytes must not change (`faq.md` → `faq.md.meta.yml`)."""
     path = document.with_name(document.name + SIDECAR_SUFFIX)
     if not path.is_file():
         return {}, None
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        loaded = load_yaml(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return {}, f"{path.name} cannot be read as YAML ({exc}); its metadata was ignored"
+        return {}, f"{path.name} cannot be read as YAML ({_one_line(exc)}); its metadata was ignored"
     if not isinstance(loaded, dict):
         return {}, f"{path.name} is not a mapping of keys to values; its metadata was ignored"
     return {str(k): v for k, v in loaded.items()}, None
