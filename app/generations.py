@@ -18,6 +18,8 @@ from app.config import Settings
 
 POINTER_NAME = "CURRENT"
 KEEP_GENERATIONS = 3
+COMPLETE_MARKER = "COMPLETE"  # written once a generation is built and verified
+BUILDER_MARKER = "BUILDING"  # the pid of the ingest building it
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,16 @@ def current_name(settings: Settings) -> str | None:
         return None
 
 
+def start_building(new: Generation) -> None:
+    """Create `new`'s folder, marked with the pid of the process building it."""
+    new.directory.mkdir(parents=True)
+    (new.directory / BUILDER_MARKER).write_text(str(os.getpid()), encoding="utf-8")
+
+
 def publish(settings: Settings, new: Generation) -> None:
-    """Make `new` the current generation (atomic rename), then tidy up old ones."""
+    """Mark `new` complete, make it the current generation (atomic rename), then tidy up old ones."""
+    (new.directory / COMPLETE_MARKER).write_text(new.name, encoding="utf-8")
+    (new.directory / BUILDER_MARKER).unlink(missing_ok=True)
     pointer = pointer_path(settings)
     temporary = pointer.with_name(f".{POINTER_NAME}.{os.getpid()}")
     temporary.write_text(json.dumps({"generation": new.name}), encoding="utf-8")
@@ -82,12 +92,36 @@ def _link_configured_database(settings: Settings, new: Generation) -> None:
 
 
 def _remove_old(settings: Settings, keep: str) -> None:
+    """Keep the newest complete generations; remove older ones and what killed ingests left."""
     root = settings.data_dir / "generations"
+    current = current_name(settings)
+    complete, abandoned = [], []
+    for path in root.iterdir():
+        if not path.is_dir():
+            continue
+        if (path / COMPLETE_MARKER).exists() or path.name in (keep, current):
+            complete.append(path.name)
+        elif not _being_built(path):
+            abandoned.append(path.name)
     # Readers that opened an older generation a moment ago keep working: keep a few.
-    names = sorted((p.name for p in root.iterdir() if p.is_dir()), reverse=True)
-    for name in names[KEEP_GENERATIONS:]:
-        if name != keep:
+    for name in sorted(complete, reverse=True)[KEEP_GENERATIONS:] + abandoned:
+        if name not in (keep, current):
             shutil.rmtree(root / name, ignore_errors=True)
+
+
+def _being_built(directory: Path) -> bool:
+    """Whether an ingest that is still running is building this folder."""
+    try:
+        pid = int((directory / BUILDER_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # no marker: a half-built generation from before markers, or its writer died early
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, someone else's
+    return True
 
 
 def discard(new: Generation) -> None:

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, func, select
 
 from app.config import Settings
@@ -76,9 +77,12 @@ class Reader:
 
     def list_documents(self) -> list[DocumentBrief]:
         """Every document, by language then title."""
-        rows = self.session.exec(select(Document).order_by(Document.lang, Document.title, Document.path))
-        return [DocumentBrief(id=d.id, title=d.title, lang=d.lang, path=d.path, entry_count=d.entry_count)
-                for d in rows]
+        # Only the columns listed: a document's text can be megabytes.
+        columns = (Document.id, Document.title, Document.lang, Document.path, Document.entry_count)
+        rows = self.session.execute(
+            select_columns(*(col(c) for c in columns)).order_by(Document.lang, Document.title, Document.path))
+        return [DocumentBrief(id=id_, title=title, lang=lang, path=path, entry_count=count)
+                for id_, title, lang, path, count in rows]
 
     def get_document(self, document_id: str) -> DocumentDetail:
         """One document with its entries in order and the documents that translate it."""
@@ -96,10 +100,11 @@ class Reader:
 
     def _document_translations(self, document_id: str) -> list[DocumentRef]:
         linked = self.session.exec(
-            select(Document).join(DocumentLink, col(DocumentLink.target_id) == col(Document.id))
+            select(Document.id, Document.title, Document.lang)
+            .join(DocumentLink, col(DocumentLink.target_id) == col(Document.id))
             .where(DocumentLink.source_id == document_id).order_by(Document.lang)
         ).all()
-        return [DocumentRef(id=d.id, title=d.title, lang=d.lang) for d in linked]
+        return [DocumentRef(id=id_, title=title, lang=lang) for id_, title, lang in linked]
 
     # ------------------------------------------------------------ entries
 
@@ -108,13 +113,14 @@ class Reader:
         entry = self.session.get(Entry, entry_id)
         if entry is None:
             raise NotFound(f"no entry with id {entry_id!r}")
-        doc = self.session.get(Document, entry.document_id)
-        assert doc is not None  # foreign key
+        doc_id, doc_title, doc_path, doc_lang = self.session.exec(
+            select(Document.id, Document.title, Document.path, Document.lang).where(Document.id == entry.document_id)
+        ).one()  # a foreign key: it exists
         return EntryDetail(
             id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
             question=entry.question,
-            document=EntryDocument(id=doc.id, title=doc.title, path=doc.path, lang=doc.lang,
-                                   translations=self._document_translations(doc.id)),
+            document=EntryDocument(id=doc_id, title=doc_title, path=doc_path, lang=doc_lang,
+                                   translations=self._document_translations(doc_id)),
             section=json.loads(entry.section), line=entry.line,
             body_markdown=entry.body_markdown, body_html=entry.body_html,
             repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,
@@ -172,18 +178,17 @@ class Reader:
         ids = [m.id for m in page_matches]
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}
-        docs = {d.id: d for d in self.session.exec(
-            select(Document).where(col(Document.id).in_({e.document_id for e in rows})))} if rows else {}
+        titles: dict[str, str] = {id_: title for id_, title in self.session.exec(
+            select(Document.id, Document.title).where(col(Document.id).in_({e.document_id for e in rows})))}
         translations = self._linked(ids, "translation")
         results: list[SearchHit] = []
         for match in page_matches:
             entry = entries.get(match.id)
             if entry is None:
                 continue
-            doc = docs[entry.document_id]
             results.append(SearchHit(
                 id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
-                document=SearchDocument(id=doc.id, title=doc.title),
+                document=SearchDocument(id=entry.document_id, title=titles[entry.document_id]),
                 section=json.loads(entry.section),
                 snippet=make_snippet(entry.body_text or entry.title, outcome.terms),
                 score=round(match.score, 4), translations=translations.get(entry.id, []),

@@ -11,13 +11,13 @@ from typing import TypedDict
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, delete, insert
+from sqlalchemy import Engine, delete, func, insert
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from app.config import Settings
-from app.generations import Generation, discard, generation, is_sqlite, publish
+from app.generations import Generation, discard, generation, is_sqlite, publish, start_building
 from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
-from app.search.index import IndexedEntry, build_index
+from app.search.index import IndexedEntry, build_index, open_index
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
@@ -63,13 +63,14 @@ def store_generation(settings: Settings, batch: Batch) -> Generation:
     """Write `batch` as a new generation and publish it; on any failure nothing changes."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     target = generation(settings, new_generation_name())
-    target.directory.mkdir(parents=True)
+    start_building(target)
     try:
         engine = create_engine(target.database_url)
         try:
             migrate(engine)
             _write_rows(engine, batch, target.name)
-            build_index(target.index_dir, _indexed_entries(engine))
+            indexed = build_index(target.index_dir, _indexed_entries(engine))
+            _verify(engine, target, indexed, len(batch.entries))
         finally:
             engine.dispose()
     except BaseException:
@@ -77,6 +78,20 @@ def store_generation(settings: Settings, batch: Batch) -> Generation:
         raise
     publish(settings, target)
     return target
+
+
+def _verify(engine: Engine, target: Generation, indexed: int, expected: int) -> None:
+    """Refuse to publish a generation whose database and index disagree with the batch."""
+    with Session(engine) as session:
+        stored = session.exec(select(func.count()).select_from(Entry)).one()
+    index = open_index(target.index_dir)
+    try:
+        searchable = index.doc_count()
+    finally:
+        index.close()
+    if not stored == indexed == searchable == expected:
+        raise RuntimeError(f"generation {target.name} is inconsistent: {expected} entries ingested, {stored} "
+                           f"stored, {searchable} in the index; nothing was published")
 
 
 def _write_rows(engine: Engine, batch: Batch, name: str) -> None:

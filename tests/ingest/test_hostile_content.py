@@ -122,3 +122,44 @@ def test_metadata_of_the_wrong_kind_is_ignored_and_front_matter_is_not_shown(tmp
         assert doc is not None and doc.lang in ("en", "zh") and doc.title == "Real title"
         assert "lang: 42" not in doc.html and "lang: 42" in doc.markdown
     store.close()
+
+
+def test_half_built_generations_are_removed_and_never_count_as_kept(tmp_path: Path) -> None:
+    from app.generations import BUILDER_MARKER, KEEP_GENERATIONS
+
+    content = tmp_path / "content"
+    _write(content, "ok.md", FAQ.format(title="OK", question="Why?", answer="Because."))
+    settings = settings_for(tmp_path, content)
+    built = [run_ingest(settings, progress=False).generation for _ in range(KEEP_GENERATIONS)]
+    root = settings.data_dir / "generations"
+    killed = root / "29990101T000000000000Z"  # sorts after every real one, like a newer build
+    killed.mkdir()
+    (killed / "faq.db").write_bytes(b"half")
+    (killed / BUILDER_MARKER).write_text("999999999", encoding="utf-8")  # no such process
+    unmarked = root / "29990101T000000000001Z"
+    unmarked.mkdir()
+    running = root / "29990101T000000000002Z"
+    running.mkdir()
+    (running / BUILDER_MARKER).write_text(str(os.getpid()), encoding="utf-8")  # alive: still building
+    latest = run_ingest(settings, progress=False).generation
+    left = sorted(p.name for p in root.iterdir())
+    assert left == sorted([*built[1:], latest, running.name])
+
+
+def test_a_generation_whose_index_disagrees_with_its_database_is_not_published(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.ingest import store
+
+    content = tmp_path / "content"
+    _write(content, "ok.md", FAQ.format(title="OK", question="Why?", answer="Because."))
+    settings = settings_for(tmp_path, content)
+    first = run_ingest(settings, progress=False).generation
+    _write(content, "more.md", FAQ.format(title="More", question="How?", answer="So."))
+    real_build = store.build_index
+    monkeypatch.setattr(store, "build_index", lambda directory, entries: real_build(directory, list(entries)[:1]))
+    with pytest.raises(RuntimeError, match="inconsistent"):
+        run_ingest(settings, progress=False)
+    from app.generations import current_name
+
+    assert current_name(settings) == first
+    assert sorted(p.name for p in (settings.data_dir / "generations").iterdir()) == [first]
