@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./data"), description="where the database and the search index live")
     database_url: str = Field(default="", description="SQLAlchemy URL; default sqlite:///<data_dir>/faq.db")
     search_cache_size: int = Field(default=512, ge=0, description="search results kept in memory per process")
+    public_url: str = Field(default="", description=(
+        "the portal's address as readers reach it (https://faq.intranet), for absolute links such as "
+        "the browser search engine; never taken from the Host header"))
 
     @property
     def resolved_database_url(self) -> str:

@@ -136,7 +136,8 @@ def document_page(request: Request, reader: ReaderDep, document_id: str) -> Resp
 @router.get("/opensearch.xml")
 def opensearch(request: Request) -> Response:
     """OpenSearch description, so browsers can add the portal as a search engine."""
-    base = str(request.base_url).rstrip("/")
+    # From configuration only: a Host header is whatever the client says.
+    base = request.app.state.settings.public_url.rstrip("/")
     templates = request.app.state.templates
     response: Response = templates.TemplateResponse(
         request, "opensearch.xml", {"base": base},

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from app.config import Settings
 from app.web.inprocess import InProcessClient
 
 
@@ -105,3 +108,31 @@ def test_search_page_shows_a_pair_in_the_language_typed(client: InProcessClient)
     english = client.get("/search", params={"q": "memory fragmentations"}, headers={"Accept-Language": "en"}).text
     first = english.split('<li class="result"', 2)[1]
     assert first.startswith(' lang="en"')
+
+
+def test_opensearch_never_echoes_the_host_header(client: InProcessClient, seeded: Settings) -> None:
+    body = client.get("/opensearch.xml", headers={"Host": "evil.example"}).text
+    assert "evil.example" not in body and 'template="/search?q={searchTerms}"' in body
+    from app.main import create_app
+
+    configured = seeded.model_copy(update={"public_url": "https://faq.intranet/"})
+    with InProcessClient(create_app(configured)) as other:
+        body = other.get("/opensearch.xml", headers={"Host": "evil.example"}).text
+    assert 'template="https://faq.intranet/search?q={searchTerms}"' in body and "evil.example" not in body
+
+
+@pytest.mark.parametrize("path", ["/", "/search?q=fsdp", "/docs", "/openapi.json", "/api/v1/documents",
+                                  "/static/swagger/swagger-ui.css", "/no-such-page"])
+def test_every_response_refuses_framing_and_inline_script(client: InProcessClient, path: str) -> None:
+    headers = client.get(path).headers
+    policy = headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy and "unsafe-eval" not in policy
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    assert headers["x-frame-options"] == "DENY"
+
+
+def test_the_api_docs_page_has_no_inline_script(client: InProcessClient) -> None:
+    page = client.get("/docs").text
+    assert '<html lang="en">' in page and "/static/swagger-init.js" in page
+    assert all("src=" in tag for tag in page.split("<script")[1:])
+    assert client.get("/static/swagger-init.js").status_code == 200
