@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ CODE_FIELDS = ("title", "code", "body")  # for queries that look like code: iden
 CODE_LIKE = re.compile(r"`|\w[._/]\w|\b[A-Z0-9]+_[A-Z0-9_]+\b|==")
 Fields = tuple[str, ...]
 MAX_QUERY_TERMS = 64
+MAX_PHRASES = 16  # "quoted phrases" searched as phrases; the rest as words
+MAX_NESTING = 16  # parentheses, with syntax=raw
+MAX_RAW_TERMS = 128
 SNIPPET_CHARS = 180
 EQUIVALENT_WEIGHT = 0.5  # a glossary equivalent counts, but less than the words the reader typed
 LEXICON_WEIGHT = 0.3  # a mined equivalent counts less again: it was learnt, not written
@@ -98,9 +102,29 @@ def suggest(searcher: Searcher, text: str) -> str | None:
     return corrected if changed else None
 
 
+class QueryTooComplex(ValueError):
+    """A query the engine will not run: too deeply nested or too many terms; the message says which."""
+
+
+def _nesting(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, document: str | None = None) -> Outcome:
     """Whoosh query syntax (`title:fsdp AND body:grad`, wildcards, groups) for those who ask for it."""
-    parsed = MultifieldParser(list(SEARCH_FIELDS), searcher.schema).parse(text)
+    if _nesting(text) > MAX_NESTING:
+        raise QueryTooComplex(f"q: groups are nested {_nesting(text)} deep; at most {MAX_NESTING} levels of "
+                              "parentheses")
+    if len(text.split()) > MAX_RAW_TERMS:
+        raise QueryTooComplex(f"q: {len(text.split())} words and operators; at most {MAX_RAW_TERMS} with syntax=raw")
+    try:
+        parsed = MultifieldParser(list(SEARCH_FIELDS), searcher.schema).parse(text)
+    except RecursionError:
+        raise QueryTooComplex("q: the query is too complex to parse; simplify it") from None
     terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
     hits = searcher.search(parsed, limit=depth, filter=_filter(lang, document))
     return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
@@ -190,7 +214,7 @@ def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
     """
     phrases: list[Query] = []
     quoted_terms: list[str] = []
-    for match in QUOTED.finditer(text):
+    for match in itertools.islice(QUOTED.finditer(text), MAX_PHRASES):
         # Index-side terms, the finest one per position (identifier parts, bigrams), so the
         # phrase lines up with the positions stored in the index.
         finest: dict[int, str] = {}
@@ -201,7 +225,7 @@ def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
         if words:
             phrases.append(_phrase_query(words, fields))
             quoted_terms.extend(words)
-    text = QUOTED.sub(" ", text)
+    text = QUOTED.sub(" ", text, count=MAX_PHRASES)
     terms = query_terms(text)[:MAX_QUERY_TERMS]
     normalised = normalise_text(text)
     remaining = list(terms)

@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import NoDataError
 from app.queries import NotFound
+from app.search.query import QueryTooComplex
 
 log = logging.getLogger(__name__)
 PROBLEM_TYPES = "about:blank"
@@ -67,6 +68,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(BadRequest)
     async def bad_request(request: Request, exc: BadRequest) -> Response:
+        return problem(request, 422, str(exc))
+
+    @app.exception_handler(QueryTooComplex)
+    async def too_complex(request: Request, exc: QueryTooComplex) -> Response:
         return problem(request, 422, str(exc))
 
     @app.exception_handler(NotFound)

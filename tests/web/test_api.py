@@ -252,3 +252,20 @@ def test_a_slow_search_does_not_hold_up_other_requests(seeded: object, monkeypat
 
     anyio.run(scenario)
     assert finished == ["healthz", "search"]
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"q": "(" * 1000 + "fsdp" + ")" * 1000, "syntax": "raw"}, "nested 1000 deep"),
+    ({"q": "(" * 17 + "fsdp" + ")" * 17, "syntax": "raw"}, "at most 16 levels"),
+    ({"q": " OR ".join(f"w{k}" for k in range(200)), "syntax": "raw"}, "at most 128"),
+])
+def test_raw_queries_too_complex_to_run_get_422_with_the_limit(client: InProcessClient, params: dict[str, str],
+                                                                 message: str) -> None:
+    response = client.get("/api/v1/search", params=params)
+    assert response.status_code == 422 and message in response.json()["detail"]
+
+
+def test_many_quoted_phrases_are_searched_without_error(client: InProcessClient) -> None:
+    query = " ".join(f'"fsdp w{k}"' for k in range(100))
+    response = client.get("/api/v1/search", params={"q": query})
+    assert response.status_code == 200
