@@ -23,6 +23,7 @@ RUN /opt/venv/bin/pip install --no-cache-dir ${PIP_CERT:+--cert "$PIP_CERT"} -r 
 
 COPY pyproject.toml README.md alembic.ini ./
 COPY app ./app
+COPY measure ./measure
 COPY migrations ./migrations
 COPY templates ./templates
 COPY static ./static

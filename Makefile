@@ -29,8 +29,8 @@ serve: install
 	$(BIN)/faq serve --host $(HOST) --port $(PORT)
 
 lint: install
-	$(BIN)/ruff check app tests migrations
-	$(BIN)/mypy app
+	$(BIN)/ruff check app measure tests migrations
+	$(BIN)/mypy app measure
 
 test: lint
 	$(BIN)/pytest
@@ -55,4 +55,4 @@ clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
 
 bench: install
-	$(BIN)/python -m app.bench
+	$(BIN)/python -m measure.bench

@@ -71,7 +71,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    from app.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
+    from measure.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
 
     path = Path(args.queries)
     if not path.is_file():
@@ -167,7 +167,7 @@ def _repair_self_test(files: Sequence[Path], content: Path) -> int:
 
 def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
     from app.ingest.glossary import read_glossary
-    from app.linkeval import evaluate_links, evaluate_segments
+    from measure.linkeval import evaluate_links, evaluate_segments
 
     glossary, _ = read_glossary(settings.content_dir)
     corpus = Path(args.corpus)

@@ -9,7 +9,7 @@ import pytest
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, main
 from app.config import get_settings
-from app.localserver import running_server
+from measure.localserver import running_server
 from tests.conftest import CONTENT
 
 

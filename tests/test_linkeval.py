@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.ingest.glossary import read_glossary
-from app.linkeval import LinkScore, evaluate_links
+from measure.linkeval import LinkScore, evaluate_links
 from tests.conftest import CONTENT, require
 
 GLOSSARY = read_glossary(CONTENT)[0]

@@ -10,7 +10,7 @@ from app.cli import main
 from app.ingest.glossary import read_glossary
 from app.ingest.language import entry_language
 from app.ingest.segment import segment_markdown
-from app.linkeval import LinkScore, evaluate_links, evaluate_segments
+from measure.linkeval import LinkScore, evaluate_links, evaluate_segments
 from tests.conftest import CONTENT, REPO, require
 
 FIXTURES = REPO / "tests" / "fixtures"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.config import Settings
-from app.evaluation import evaluate, read_queries
 from app.search.query import make_snippet
+from measure.evaluation import evaluate, read_queries
 from tests.conftest import REPO, require
 
 

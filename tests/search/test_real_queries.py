@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from app.config import Settings
-from app.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
 from app.ingest.pipeline import run_ingest
+from measure.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
 from tests.conftest import REPO, require, settings_for
 
 QUERIES = REPO / "eval" / "queries-real.tsv"

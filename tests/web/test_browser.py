@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.config import Settings
-from app.localserver import running_server
+from measure.localserver import running_server
 from tests.conftest import IN_CI
 
 pytestmark = pytest.mark.browser

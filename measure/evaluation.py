@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,26 +111,39 @@ def portal_ranker(settings: Settings) -> Iterator[Ranker]:
         yield rank
 
 
+class TrigramBaseline:
+    """The yardstick: SQLite FTS5 with the trigram tokenizer, the query's words OR-ed, bm25 order."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        self.connection = sqlite3.connect(":memory:")
+        started = time.perf_counter()
+        self.connection.execute("CREATE VIRTUAL TABLE entry USING fts5(key UNINDEXED, text, tokenize='trigram')")
+        self.connection.executemany("INSERT INTO entry VALUES (?, ?)", rows)
+        self.build_seconds = time.perf_counter() - started
+
+    def search(self, text: str, limit: int = DEPTH) -> list[str]:
+        """Keys of the best entries for `text` (words of three or more characters: trigrams need three)."""
+        words = dict.fromkeys(word.lower() for word in BASELINE_WORD.findall(text))
+        if not words:
+            return []
+        match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+        rows = self.connection.execute("SELECT key FROM entry WHERE entry MATCH ? ORDER BY bm25(entry) LIMIT ?",
+                                       (match, limit))
+        return [row[0] for row in rows]
+
+    def close(self) -> None:
+        """Free the in-memory table."""
+        self.connection.close()
+
+
 @contextmanager
 def baseline_ranker(entries: Sequence[Entry]) -> Iterator[Ranker]:
-    """The yardstick: SQLite FTS5 with the trigram tokenizer, the query's words OR-ed, bm25 order."""
-    connection = sqlite3.connect(":memory:")
+    """The trigram baseline over the portal's entries, as a ranker."""
+    baseline = TrigramBaseline((e.id, _searchable(e)) for e in entries)
     try:
-        connection.execute("CREATE VIRTUAL TABLE entry USING fts5(id UNINDEXED, text, tokenize='trigram')")
-        connection.executemany("INSERT INTO entry VALUES (?, ?)", ((e.id, _searchable(e)) for e in entries))
-
-        def rank(text: str) -> list[str]:
-            words = dict.fromkeys(word.lower() for word in BASELINE_WORD.findall(text))
-            if not words:
-                return []
-            match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
-            rows = connection.execute("SELECT id FROM entry WHERE entry MATCH ? ORDER BY bm25(entry) LIMIT ?",
-                                      (match, DEPTH))
-            return [row[0] for row in rows]
-
-        yield rank
+        yield baseline.search
     finally:
-        connection.close()
+        baseline.close()
 
 
 def evaluate(settings: Settings, queries: Sequence[EvalQuery]) -> EvalResult:

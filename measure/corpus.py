@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import random
 import re
-import sqlite3
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,23 +100,3 @@ def make_queries(entries: list[BenchEntry], count: int, seed: int = 11) -> list[
         ]
     return queries[:count]
 
-
-class Fts5Baseline:
-    """SQLite FTS5 with the trigram tokenizer over the same entries (raw text, no analysis)."""
-
-    def __init__(self, entries: list[BenchEntry]) -> None:
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE faq USING fts5(key UNINDEXED, title, body, tokenize='trigram')")
-        started = time.perf_counter()
-        self.db.executemany("INSERT INTO faq VALUES (?, ?, ?)", [(e.key, e.title, e.body) for e in entries])
-        self.db.commit()
-        self.build_seconds = time.perf_counter() - started
-
-    def search(self, text: str, limit: int = 10) -> list[str]:
-        """Keys of the best entries: every token of 3+ characters must match (trigram needs 3)."""
-        tokens = ['"' + t.replace('"', '""') + '"' for t in text.split() if len(t) >= 3]
-        if not tokens:
-            return []
-        rows = self.db.execute("SELECT key FROM faq WHERE faq MATCH ? ORDER BY bm25(faq) LIMIT ?",
-                               (" AND ".join(tokens), limit)).fetchall()
-        return [row[0] for row in rows]

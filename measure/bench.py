@@ -17,12 +17,12 @@ from urllib.parse import urlencode
 
 import httpx
 
-from app.benchcorpus import Fts5Baseline, generate, make_queries, write_corpus
 from app.config import Settings
-from app.evaluation import read_queries
 from app.ingest.pipeline import run_ingest
-from app.localserver import ROOT, running_server
 from app.queries import all_entries
+from measure.corpus import generate, make_queries, write_corpus
+from measure.evaluation import TrigramBaseline, read_queries
+from measure.localserver import ROOT, running_server
 
 DEFAULT_QUERIES = ROOT.parent / "shared" / "eval" / "queries-dev.tsv"
 FALLBACK_QUERIES = ["FSDP", "显存", "PYTORCH_CUDA_ALLOC_CONF", "内存碎片", "deepspeed 版本", "fused_adam"]
@@ -97,11 +97,11 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
                 body = client.get(base + "/api/v1/search", params={"q": query.text, "limit": 10}).json()
                 whoosh_ms.append((time.perf_counter() - t0) * 1000)
                 whoosh_hits += query.key in [keys.get(r["id"]) for r in body["results"]]
-        fts = Fts5Baseline(entries)
+        fts = TrigramBaseline((e.key, f"{e.title}\n{e.body}") for e in entries)
         fts_hits, fts_ms = 0, []
         for query in queries:
             t0 = time.perf_counter()
-            found = fts.search(query.text)
+            found = fts.search(query.text, limit=10)
             fts_ms.append((time.perf_counter() - t0) * 1000)
             fts_hits += query.key in found
         n = len(queries)
