@@ -42,10 +42,18 @@ class Snapshot:
         self.engine.dispose()
 
 
+# Requests run in a pool of this many threads, each holding one session for its request:
+# with as many connections, no request ever waits for another's connection.
+REQUEST_THREADS = 32
+SERVER_CONNECTIONS = 10  # per process on a shared server database; the others queue for a moment
+
+
 def _engine(url: str) -> Engine:
     if not is_sqlite(url):
-        return create_engine(url, pool_pre_ping=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False})
+        return create_engine(url, pool_pre_ping=True, pool_size=SERVER_CONNECTIONS,
+                             max_overflow=REQUEST_THREADS - SERVER_CONNECTIONS)
+    engine = create_engine(url, connect_args={"check_same_thread": False}, pool_size=REQUEST_THREADS,
+                           max_overflow=0)
 
     @event.listens_for(engine, "connect")
     def _read_only(dbapi_connection: Any, _record: Any) -> None:

@@ -6,13 +6,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from swagger_ui_bundle import swagger_ui_path
 
 from app.config import Settings, get_settings
-from app.db import DataStore
+from app.db import REQUEST_THREADS, DataStore
 from app.web import api, pages
 from app.web.errors import install_error_handlers
 
@@ -26,6 +27,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
         yield
         store.close()
 
