@@ -6,20 +6,25 @@ an ingest publishes a new generation, the engine and searcher are reopened once.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlmodel import Session, create_engine
 from whoosh.searching import Searcher
 
 from app.config import Settings
-from app.generations import Generation, current_name, generation, is_sqlite, pointer_path
+from app.generations import Generation, complete_generations, current_name, generation, is_sqlite, pointer_path
 from app.search.index import open_index
+
+log = logging.getLogger(__name__)
 
 
 class NoDataError(RuntimeError):
@@ -63,6 +68,37 @@ def _engine(url: str) -> Engine:
     return engine
 
 
+def _open_verified(target: Generation) -> Snapshot:
+    """Open a generation and check that its database and index agree, or raise."""
+    if is_sqlite(target.database_url) and not (target.directory / "faq.db").is_file():
+        raise FileNotFoundError(f"no database at {target.directory / 'faq.db'}")
+    engine = _engine(target.database_url)
+    try:
+        searcher = open_index(target.index_dir).searcher()
+        try:
+            with engine.connect() as connection:
+                stored = connection.execute(text("SELECT count(*) FROM entry")).scalar_one()
+            if searcher.doc_count() != stored:
+                raise ValueError(f"the index holds {searcher.doc_count()} entries, the database {stored}")
+            _touch(searcher)
+        except BaseException:
+            searcher.close()
+            raise
+    except BaseException:
+        engine.dispose()
+        raise
+    return Snapshot(generation=target, engine=engine, searcher=searcher)
+
+
+def _touch(searcher: Searcher) -> None:
+    """Read a little of every kind of index file: a truncated or garbled one fails here, not mid-request."""
+    if searcher.doc_count():
+        searcher.stored_fields(0)
+    reader = searcher.reader()
+    for name, term in itertools.islice(reader.all_terms(), 1):
+        list(reader.postings(name, term).all_ids())
+
+
 class DataStore:
     """Opens the current generation and follows the pointer when an ingest publishes another."""
 
@@ -71,6 +107,7 @@ class DataStore:
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._pointer_stamp: tuple[int, int] | None = None
+        self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
 
     def current(self) -> Snapshot:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
@@ -84,17 +121,40 @@ class DataStore:
             name = current_name(self.settings)
             if name is None:
                 raise NoDataError("no data yet: run `faq ingest` first")
-            if self._snapshot is None or self._snapshot.generation.name != name:
-                target = generation(self.settings, name)
+            if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)):
                 old = self._snapshot
-                self._snapshot = Snapshot(
-                    generation=target, engine=_engine(target.database_url),
-                    searcher=open_index(target.index_dir).searcher(),
-                )
+                self._snapshot = self._open_good(name)
                 if old is not None:
                     old.close()
             self._pointer_stamp = stamp
             return self._snapshot
+
+    def fallback_for(self, name: str) -> str | None:
+        """The generation served instead of `name` when `name` proved damaged, if any."""
+        return self.fallback[1] if self.fallback and self.fallback[0] == name else None
+
+    def _open_good(self, name: str) -> Snapshot:
+        """Open generation `name`; if it is damaged, the newest complete generation that is not."""
+        problems: list[str] = []
+        for candidate in [name, *(other for other in complete_generations(self.settings) if other != name)]:
+            snapshot = None
+            with warnings.catch_warnings():
+                # Whoosh leaves the file of a segment it failed to read open; it closes when the
+                # exception goes, with a ResourceWarning that says nothing new.
+                warnings.simplefilter("ignore", ResourceWarning)
+                try:
+                    snapshot = _open_verified(generation(self.settings, candidate))
+                except Exception as exc:  # noqa: BLE001  (any damage: try the previous generation)
+                    problems.append(f"{candidate}: {type(exc).__name__}: {exc}")
+                    log.error("generation %s cannot be served (%s)", candidate, problems[-1])
+            if snapshot is None:
+                continue
+            self.fallback = (name, candidate, problems[0]) if candidate != name else None
+            if candidate != name:
+                log.error("serving generation %s instead of the damaged %s; run `faq ingest` to rebuild", candidate,
+                          name)
+            return snapshot
+        raise NoDataError(f"the data is damaged ({problems[0]}); run `faq ingest` to rebuild it")
 
     def _stamp(self) -> tuple[int, int] | None:
         try:

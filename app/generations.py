@@ -59,6 +59,14 @@ def current_name(settings: Settings) -> str | None:
         return None
 
 
+def complete_generations(settings: Settings) -> list[str]:
+    """Names of the generations marked complete, newest first."""
+    root = settings.data_dir / "generations"
+    if not root.is_dir():
+        return []
+    return sorted((p.name for p in root.iterdir() if (p / COMPLETE_MARKER).is_file()), reverse=True)
+
+
 def start_building(new: Generation) -> None:
     """Create `new`'s folder, marked with the pid of the process building it."""
     new.directory.mkdir(parents=True)

@@ -176,6 +176,14 @@ class SearchPage(SQLModel):
     results: list[SearchHit]
 
 
+class Readiness(SQLModel):
+    """What /readyz reports: whether the data can be served, and which generation is."""
+
+    status: str  # "ok", or "degraded" when a damaged generation was replaced by an older good one
+    generation: str
+    note: str | None = None
+
+
 class Health(SQLModel):
     """What /healthz reports."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh.analysis import LowercaseFilter, RegexTokenizer
 from whoosh.fields import ID, TEXT, Schema
+from whoosh.filedb.filestore import FileStorage
 
 from app.search.analysis import bilingual_analyzer
 from app.search.errors import error_field_text
@@ -81,5 +82,9 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
 
 
 def open_index(directory: Path) -> whoosh_index.Index:
-    """Open an index built by `build_index`."""
-    return whoosh_index.open_dir(str(directory))
+    """Open an index built by `build_index`.
+
+    Files are read, not memory-mapped: a truncated segment then raises an error the server
+    can handle, where a mapping would kill the process with SIGBUS.
+    """
+    return FileStorage(str(directory), supports_mmap=False).open_index()

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
-from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, SearchPage
+from app.db import DataStore
+from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH
-from app.web.deps import ReaderDep
+from app.web.deps import ReaderDep, get_store
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
 router = APIRouter(prefix="/api/v1", tags=["api"])
@@ -64,3 +65,16 @@ def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
 def healthz(reader: ReaderDep) -> Health:
     """Liveness and counts."""
     return reader.health()
+
+
+@health_router.get("/readyz", response_model=Readiness,
+                   responses={503: {"description": "no usable data, with the reason"}})
+def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
+    """Whether the data, index and database are usable; says so when a damaged generation was replaced."""
+    snapshot = store.current()  # NoDataError → 503 with the reason
+    damaged = store.fallback
+    if damaged is None:
+        return Readiness(status="ok", generation=snapshot.generation.name)
+    return Readiness(status="degraded", generation=snapshot.generation.name,
+                     note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}. "
+                          "Run `faq ingest` to rebuild")

@@ -23,7 +23,7 @@ class BadRequest(ValueError):
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or request.url.path == "/healthz"
+    return request.url.path.startswith("/api/") or request.url.path in ("/healthz", "/readyz")
 
 
 def problem(request: Request, status: int, detail: str) -> Response:

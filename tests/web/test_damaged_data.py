@@ -1,0 +1,62 @@
+"""Damaged data: the server falls back to the newest good generation and says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.config import Settings
+from app.generations import current_name
+from app.ingest.pipeline import run_ingest
+from app.main import create_app
+from app.web.inprocess import InProcessClient
+from tests.conftest import settings_for
+
+FAQ = "# FAQ\n\n## {question}\n\n{answer}\n"
+
+
+def _two_generations(tmp_path: Path) -> tuple[Settings, str, str]:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "faq.md").write_text(FAQ.format(question="Why old?", answer="Old answer."), encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    old = run_ingest(settings, progress=False).generation
+    (content / "faq.md").write_text(FAQ.format(question="Why new?", answer="New answer."), encoding="utf-8")
+    new = run_ingest(settings, progress=False).generation
+    return settings, old, new
+
+
+def _damage_index(settings: Settings, name: str) -> None:
+    for segment in (settings.data_dir / "generations" / name / "index").glob("*.seg"):
+        segment.write_bytes(segment.read_bytes()[:100])  # truncated: was a Bus error with mmap
+
+
+def test_a_truncated_index_falls_back_to_the_previous_generation(tmp_path: Path) -> None:
+    settings, old, new = _two_generations(tmp_path)
+    _damage_index(settings, new)
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get("/healthz").status_code == 200
+        hits = client.get("/api/v1/search", params={"q": "answer"}).json()["results"]
+        assert [hit["title"] for hit in hits] == ["Why old?"]
+        ready = client.get("/readyz").json()
+    assert ready["status"] == "degraded" and ready["generation"] == old
+    assert new in ready["note"] and "faq ingest" in ready["note"]
+    assert current_name(settings) == new  # the pointer is left for an editor's ingest to move
+
+
+def test_a_deleted_database_falls_back_and_nothing_left_gives_503(tmp_path: Path) -> None:
+    settings, old, new = _two_generations(tmp_path)
+    (settings.data_dir / "generations" / new / "faq.db").unlink()
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get("/readyz").json()["generation"] == old
+    _damage_index(settings, old)
+    with InProcessClient(create_app(settings)) as client:
+        response = client.get("/readyz")
+        page = client.get("/")
+    assert response.status_code == 503 and "faq ingest" in response.json()["detail"]
+    assert page.status_code == 503
+
+
+def test_healthy_data_is_ready(tmp_path: Path) -> None:
+    settings, _, new = _two_generations(tmp_path)
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None}
