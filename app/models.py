@@ -176,6 +176,16 @@ class SearchPage(SQLModel):
     results: list[SearchHit]
 
 
+class Problem(SQLModel):
+    """Every error response of the API (RFC 9457 problem details), sent as application/problem+json."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    instance: str
+
+
 class Readiness(SQLModel):
     """What /readyz reports: whether the data can be served, and which generation is."""
 

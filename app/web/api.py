@@ -6,25 +6,36 @@ the event loop, so one slow search cannot hold up `/healthz` or any other reques
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
 from app.db import DataStore
-from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Readiness, SearchPage
+from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH
 from app.web.deps import ReaderDep, get_store
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
-router = APIRouter(prefix="/api/v1", tags=["api"])
-health_router = APIRouter(tags=["health"])
+
+def _problem(description: str) -> dict[str, Any]:
+    return {"model": Problem, "description": description, "content": {"application/problem+json": {}}}
+
+
+NO_DATA: dict[int | str, dict[str, Any]] = {
+    503: _problem("no usable data yet (run `faq ingest`), or the data is damaged; the detail says which"),
+}
+router = APIRouter(prefix="/api/v1", tags=["api"], responses={
+    404: _problem("no entry or document with that id"),
+    422: _problem("a parameter cannot be used; the detail says why and what to send"),
+    **NO_DATA,
+})
+health_router = APIRouter(tags=["health"], responses=NO_DATA)
 
 
 @router.get("/search", response_model=SearchPage)
 def search(
     reader: ReaderDep,
-    q: Annotated[str | None, Query(description="words, an identifier, or a pasted error",
-                                   max_length=MAX_QUERY_LENGTH)] = None,
+    q: Annotated[str, Query(description="words, an identifier, or a pasted error", max_length=MAX_QUERY_LENGTH)],
     lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
@@ -67,8 +78,7 @@ def healthz(reader: ReaderDep) -> Health:
     return reader.health()
 
 
-@health_router.get("/readyz", response_model=Readiness,
-                   responses={503: {"description": "no usable data, with the reason"}})
+@health_router.get("/readyz", response_model=Readiness)
 def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
     """Whether the data, index and database are usable; says so when a damaged generation was replaced."""
     snapshot = store.current()  # NoDataError → 503 with the reason

@@ -44,11 +44,15 @@ def problem(request: Request, status: int, detail: str) -> Response:
     return response
 
 
+MISSING_HINTS = {"q": "give a search query, e.g. ?q=CUDA+out+of+memory"}
+
+
 def _validation_detail(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in {"query", "path", "body"})
-        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else str(error.get("msg")))
+        message = MISSING_HINTS.get(where, "required") if error.get("type") == "missing" else error.get("msg")
+        parts.append(f"{where}: {message or 'invalid'}" if where else str(message))
     return "; ".join(parts) or "invalid request"
 
 

@@ -12,10 +12,8 @@ LangParam = Literal["en", "zh", "any"]
 MAX_OFFSET = 10_000
 
 
-def clean_query(q: str | None) -> str:
+def clean_query(q: str) -> str:
     """The query with control characters removed; BadRequest when empty or too long."""
-    if q is None:
-        raise BadRequest("q: give a search query, e.g. ?q=CUDA+out+of+memory")
     if len(q) > MAX_QUERY_LENGTH:
         raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {MAX_QUERY_LENGTH}")
     cleaned = "".join(" " if unicodedata.category(c) == "Cc" else c for c in q)

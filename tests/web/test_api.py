@@ -269,3 +269,23 @@ def test_many_quoted_phrases_are_searched_without_error(client: InProcessClient)
     query = " ".join(f'"fsdp w{k}"' for k in range(100))
     response = client.get("/api/v1/search", params={"q": query})
     assert response.status_code == 200
+
+
+def test_openapi_describes_what_the_server_sends(client: InProcessClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    problem = spec["components"]["schemas"]["Problem"]
+    assert set(problem["required"]) >= {"title", "status", "detail", "instance"}
+    for path, operations in spec["paths"].items():
+        responses = operations["get"]["responses"]
+        assert "503" in responses, path
+        if path.startswith("/api/"):
+            for status in ("404", "422"):
+                assert "application/problem+json" in responses[status]["content"], (path, status)
+    search = spec["paths"]["/api/v1/search"]["get"]
+    assert {p["name"]: p["required"] for p in search["parameters"]}["q"] is True
+    missing = client.get("/api/v1/search")
+    assert missing.status_code == 422 and missing.headers["content-type"].startswith("application/problem+json")
+    assert missing.json()["detail"] == "q: give a search query, e.g. ?q=CUDA+out+of+memory"
+    unknown = client.get("/api/v1/entries/no-such-entry")
+    assert unknown.status_code == 404 and set(unknown.json()) >= set(problem["required"])
