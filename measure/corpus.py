@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,3 +101,24 @@ def make_queries(entries: list[BenchEntry], count: int, seed: int = 11) -> list[
         ]
     return queries[:count]
 
+
+
+ENGLISH_WORD = re.compile(r"\b[A-Za-z]{4,}\b")
+
+
+def vague_queries(entries: list[BenchEntry], count: int, seed: int = 13) -> list[str]:
+    """Queries of one or two of the corpus's most common words (English, or a Chinese bigram): they
+    match a large share of the entries, which is what makes a search engine slow."""
+    english: Counter[str] = Counter()
+    chinese: Counter[str] = Counter()
+    for entry in entries:
+        text = f"{entry.title}\n{entry.body}"
+        english.update({w.lower() for w in ENGLISH_WORD.findall(text)})
+        chinese.update({run[k:k + 2] for run in HAN_WORD.findall(text) for k in range(len(run) - 1)})
+    common = [w for w, _ in english.most_common(20)] + [w for w, _ in chinese.most_common(20)]
+    rng = random.Random(seed)
+    queries = []
+    for k in range(count):
+        first = rng.choice(common)
+        queries.append(first if k % 2 else f"{first} {rng.choice(common)}")
+    return queries
