@@ -174,6 +174,8 @@ class SearchPage(SQLModel):
     offset: int
     suggestion: str | None
     results: list[SearchHit]
+    partial: bool = Field(default=False, description=(
+        "true when the search ran out of its time budget: these are the best entries found until then"))
 
 
 class Problem(SQLModel):

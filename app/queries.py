@@ -194,8 +194,8 @@ class Reader:
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
             ))
         page = SearchPage(query=query, total=total, limit=limit, offset=offset,
-                          suggestion=outcome.suggestion, results=results)
-        if self.cache_size:
+                          suggestion=outcome.suggestion, results=results, partial=outcome.partial)
+        if self.cache_size and not page.partial:  # a cut-short search may finish next time
             cache[key] = page
             while len(cache) > self.cache_size:
                 cache.popitem(last=False)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import html
 import itertools
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from whoosh.collectors import Collector, TimeLimit, WrappingCollector
 from whoosh.lang.porter import stem
 from whoosh.qparser import MultifieldParser
-from whoosh.query import And, Or, Phrase, Query, Term
-from whoosh.searching import Searcher
+from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
+from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms
 from app.search.errors import error_signature, looks_like_error
@@ -41,6 +43,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
 ISSUE_TEMPLATE = re.compile(
     r"^(?:\s*(?:\[[\w\s\-/]{1,24}\]|<title>|(?:bug|help request|feature request|question|usage|installation)"
     r"\s*[:：]))+\s*:?", re.IGNORECASE)
+SEARCH_BUDGET = 1.0  # seconds of scoring per request; past it a search returns what it found (`partial`)
 RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
 # Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
 COVERAGE_POWER = 1.5  # how strongly a missing query word demotes an entry
@@ -75,6 +78,46 @@ class Outcome:
     matches: list[Match]
     terms: list[str]
     suggestion: str | None = None
+    partial: bool = False  # the time budget ran out: the best found until then
+
+
+class _DeadlineCollector(WrappingCollector):  # type: ignore[misc]
+    """Stops collecting at a deadline (a clock check per match; no timer thread, no signal)."""
+
+    def __init__(self, child: Collector, deadline: float) -> None:
+        self.child = child
+        self.deadline = deadline
+
+    def collect_matches(self) -> None:
+        for docnum in self.child.matches():
+            if time.monotonic() > self.deadline:
+                raise TimeLimit
+            self.child.collect(docnum)
+
+
+class Budget:
+    """The scoring time one search request may spend; searches past it return what they have."""
+
+    def __init__(self, seconds: float | None = None) -> None:
+        self.deadline = time.monotonic() + (SEARCH_BUDGET if seconds is None else seconds)
+        self.exhausted = False
+
+    def search(self, searcher: Searcher, query: Query, limit: int | None, filter_query: Query | None) -> Results:
+        """`searcher.search`, stopped when the budget runs out (then `exhausted` is set)."""
+        # The filter joins the query (scoring nothing): whoosh's filter collector would bypass the timer.
+        if filter_query is not None:
+            query = And([query, ConstantScoreQuery(filter_query, 0.0)])
+        collector = _DeadlineCollector(searcher.collector(limit=limit), self.deadline)
+        try:
+            searcher.search_with_collector(query, collector)
+        except TimeLimit:
+            self.exhausted = True
+        results: Results = collector.results()
+        return results
+
+    def count(self, results: Results) -> int:
+        """How many entries matched; only those scored when the budget ran out."""
+        return results.scored_length() if self.exhausted else len(results)
 
 
 def _term_query(term: str, fields: Fields, weight: float = 1.0) -> Query:
@@ -126,8 +169,10 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
     except RecursionError:
         raise QueryTooComplex("q: the query is too complex to parse; simplify it") from None
     terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
-    hits = searcher.search(parsed, limit=depth, filter=_filter(lang, document))
-    return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
+    budget = Budget()
+    hits = budget.search(searcher, parsed, depth, _filter(lang, document))
+    return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits],
+                   terms=terms, partial=budget.exhausted)
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
@@ -151,8 +196,8 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
     if suggestion:
         corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields, lexicon)
         if corrected.total > outcome.total:
-            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion)
-    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion)
+            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial)
+    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial)
 
 
 def _filter(lang: str | None, document: str | None) -> Query | None:
@@ -277,17 +322,19 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     filter_query = _filter(lang, document)
     known = set(terms)
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
+    budget = Budget()
     if len(clauses) == 1 and not hints:
-        hits = searcher.search(clauses[0], limit=depth, filter=filter_query)
-        return Outcome(total=len(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits], terms=terms)
+        hits = budget.search(searcher, clauses[0], depth, filter_query)
+        return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits],
+                       terms=terms, partial=budget.exhausted)
     if len(clauses) > 1:
-        strict = searcher.search(And(clauses), limit=None, filter=filter_query)
-        if len(strict) >= RERANK_DEPTH:
+        strict = budget.search(searcher, And(clauses), None, filter_query)
+        if budget.count(strict) >= RERANK_DEPTH or budget.exhausted:
             # Plenty of entries hold every query word: they all cover the query, BM25 orders them.
-            return Outcome(total=len(strict), terms=terms,
+            return Outcome(total=budget.count(strict), terms=terms, partial=budget.exhausted,
                            matches=[Match(h["id"], float(h.score or 0.0)) for h in strict[:depth]])
     # Context hints add to the score but not to coverage: missing them costs nothing.
-    hits = searcher.search(Or(clauses + hints), limit=max(depth, RERANK_DEPTH), filter=filter_query)
+    hits = budget.search(searcher, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
     candidates = [hit.docnum for hit in hits]
     weights = [_clause_weight(searcher, clause) for clause in clauses]
     held = _weight_held(searcher, clauses, weights, candidates)
@@ -295,7 +342,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     scored = sorted(((float(hit.score or 0.0) * (held[hit.docnum] / whole) ** COVERAGE_POWER, hit.rank)
                      for hit in hits), key=lambda pair: -pair[0])
     matches = [Match(hits[rank]["id"], score) for score, rank in scored[:depth]]
-    return Outcome(total=len(hits), matches=matches, terms=terms)
+    return Outcome(total=budget.count(hits), matches=matches, terms=terms, partial=budget.exhausted)
 
 
 def _weight_held(searcher: Searcher, clauses: list[Query], weights: list[float],

@@ -289,3 +289,20 @@ def test_openapi_describes_what_the_server_sends(client: InProcessClient) -> Non
     assert missing.json()["detail"] == "q: give a search query, e.g. ?q=CUDA+out+of+memory"
     unknown = client.get("/api/v1/entries/no-such-entry")
     assert unknown.status_code == 404 and set(unknown.json()) >= set(problem["required"])
+
+
+def test_a_search_past_its_time_budget_returns_what_it_has(seeded: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.main import create_app
+    from app.search import query
+
+    monkeypatch.setattr(query, "SEARCH_BUDGET", 0.0)
+    with InProcessClient(create_app(seeded)) as http:  # type: ignore[arg-type]
+        response = http.get("/api/v1/search", params={"q": "CUDA out of memory"})
+        raw = http.get("/api/v1/search", params={"q": "cuda OR memory", "syntax": "raw"})
+    assert response.status_code == 200 and response.json()["partial"] is True
+    assert raw.status_code == 200 and raw.json()["partial"] is True
+
+
+def test_a_search_within_its_budget_is_complete(client: InProcessClient) -> None:
+    body = client.get("/api/v1/search", params={"q": "CUDA out of memory"}).json()
+    assert body["partial"] is False and body["results"]
