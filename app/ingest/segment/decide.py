@@ -118,6 +118,12 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
         document.decisions.append(decision)
         own = kind == "heading"
         document.entries += [_entry(u, section, kind, decision.chosen, own) for u in units]
+    unreadable = [e for e in document.entries if not e.title.strip()]
+    if unreadable:
+        # A heading of nothing but markup (`` ` ``, `**`) asks nothing: its text stays in the document.
+        document.entries = [e for e in document.entries if e.title.strip()]
+        document.notes.append(f"{len(unreadable)} question(s) with no readable text (line "
+                              f"{', '.join(str(e.line) for e in unreadable[:5])}) left in the document, not entries")
     document.entries.sort(key=lambda e: e.line)
     document.decisions += [
         SectionDecision(title=s.title, line=s.heading_line + 1, chosen=_out_of_scope(scope_note))
