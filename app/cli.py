@@ -57,6 +57,21 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_SKIPPED if report.skipped else EXIT_OK
 
 
+def _reindex(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from app.ingest.store import reindex_generation
+
+    started = time.perf_counter()
+    try:
+        target, entries = reindex_generation(settings)
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line; the current data stays)
+        print(f"faq reindex: failed ({type(exc).__name__}: {exc}); the current data is unchanged", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"reindexed {entries} entries into generation {target.name} ({time.perf_counter() - started:.2f} s)")
+    return EXIT_OK
+
+
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
@@ -218,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--content", metavar="DIR", help="content folder (default: FAQ_CONTENT_DIR)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     ingest.set_defaults(handler=_ingest)
+    reindex = commands.add_parser(
+        "reindex", help="rebuild the search index from the database into a new generation and publish it")
+    reindex.set_defaults(handler=_reindex)
     serve = commands.add_parser("serve", help="serve the pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)

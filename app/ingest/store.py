@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,7 +16,7 @@ from sqlalchemy import Engine, delete, func, insert
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from app.config import Settings
-from app.generations import Generation, discard, generation, is_sqlite, publish, start_building
+from app.generations import Generation, current_name, discard, generation, is_sqlite, publish, start_building
 from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
 
@@ -78,6 +79,48 @@ def store_generation(settings: Settings, batch: Batch) -> Generation:
         raise
     publish(settings, target)
     return target
+
+
+def reindex_generation(settings: Settings) -> tuple[Generation, int]:
+    """Publish a copy of the current generation with its search index rebuilt from the database.
+
+    The way back from a damaged or lost index: the database is the source of truth.
+    """
+    name = current_name(settings)
+    if name is None:
+        raise FileNotFoundError("no data to reindex: run `faq ingest` first")
+    source = generation(settings, name)
+    target = generation(settings, new_generation_name())
+    start_building(target)
+    try:
+        if is_sqlite(source.database_url):
+            _copy_sqlite(source.directory / "faq.db", target.directory / "faq.db")
+        engine = create_engine(target.database_url)
+        try:
+            with Session(engine) as session:
+                stored = session.exec(select(func.count()).select_from(Entry)).one()
+                if is_sqlite(target.database_url):
+                    session.merge(Meta(key="generation", value=target.name))
+                    session.commit()
+            indexed = build_index(target.index_dir, _indexed_entries(engine))
+            _verify(engine, target, indexed, stored)
+        finally:
+            engine.dispose()
+    except BaseException:
+        discard(target)
+        raise
+    publish(settings, target)
+    return target, indexed
+
+
+def _copy_sqlite(source: Path, target: Path) -> None:
+    """A consistent copy of a SQLite database, even while readers have it open."""
+    if not source.is_file():
+        raise FileNotFoundError(f"the current generation has no database ({source}); run `faq ingest`")
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing)
+    reading.close()
+    writing.close()
 
 
 def _verify(engine: Engine, target: Generation, indexed: int, expected: int) -> None:

@@ -87,4 +87,4 @@ def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
         return Readiness(status="ok", generation=snapshot.generation.name)
     return Readiness(status="degraded", generation=snapshot.generation.name,
                      note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}. "
-                          "Run `faq ingest` to rebuild")
+                          "Run `faq reindex` (or `faq ingest`) to rebuild")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.config import Settings
 from app.generations import current_name
 from app.ingest.pipeline import run_ingest
@@ -60,3 +62,30 @@ def test_healthy_data_is_ready(tmp_path: Path) -> None:
     settings, _, new = _two_generations(tmp_path)
     with InProcessClient(create_app(settings)) as client:
         assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None}
+
+
+def test_faq_reindex_rebuilds_a_damaged_index_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    settings, _, new = _two_generations(tmp_path)
+    _damage_index(settings, new)
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    assert cli.main(["reindex"]) == 0
+    assert "reindexed 1 entries into generation" in capsys.readouterr().out
+    rebuilt = current_name(settings)
+    assert rebuilt not in (None, new)
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get("/readyz").json() == {"status": "ok", "generation": rebuilt, "note": None}
+        hits = client.get("/api/v1/search", params={"q": "answer"}).json()["results"]
+    assert [hit["title"] for hit in hits] == ["Why new?"]  # the newest data, not the fallback
+
+
+def test_faq_reindex_without_data_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: settings_for(tmp_path, tmp_path))
+    assert cli.main(["reindex"]) == 1
+    error = capsys.readouterr().err
+    assert "run `faq ingest` first" in error and error[-1] == "\n" and error.count("\n") == 1
