@@ -132,11 +132,15 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
                 select(IngestNote).where(col(IngestNote.kind).in_(CHECK_KINDS))
                 .order_by(col(IngestNote.path), col(IngestNote.line))
             ).all()
+        damaged = store.fallback
     except NoDataError as exc:
         print(f"faq check: {exc}", file=sys.stderr)
         return EXIT_FAILED
     finally:
         store.close()
+    if damaged:
+        print(f"data: damaged: generation {damaged[0]} cannot be served ({damaged[2]}); the server falls back to "
+              f"{damaged[1]}. Run `faq reindex` (or `faq ingest`) to rebuild it")
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
@@ -146,7 +150,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
           f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure close calls "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
-    return EXIT_FAILED if any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
+    return EXIT_FAILED if damaged or any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
 
 
 def _clean_chinese_seeds(content: Path) -> list[Path]:

@@ -89,3 +89,16 @@ def test_faq_reindex_without_data_says_what_to_do(tmp_path: Path, monkeypatch: p
     assert cli.main(["reindex"]) == 1
     error = capsys.readouterr().err
     assert "run `faq ingest` first" in error and error[-1] == "\n" and error.count("\n") == 1
+
+
+def test_faq_check_says_when_the_data_is_damaged_and_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    settings, old, new = _two_generations(tmp_path)
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    assert cli.main(["check"]) == 0
+    _damage_index(settings, new)
+    assert cli.main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert f"generation {new} cannot be served" in out and f"falls back to {old}" in out and "faq reindex" in out
