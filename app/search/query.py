@@ -177,7 +177,7 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
                  glossary: Glossary = (), document: str | None = None, lexicon: Glossary = ()) -> Outcome:
-    """Entries matching `text`: all terms first, then any term; `lang` filters by language.
+    """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
     and looks misspelled is searched as corrected, and the correction is returned.
