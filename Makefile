@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench clean
+.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench load clean
 
 install: $(STAMP)
 
@@ -56,3 +56,7 @@ clean:
 
 bench: install
 	$(BIN)/python -m measure.bench
+
+# Mixed traffic at 16/64/128 connections against a local server, beside a static file.
+load: install
+	$(BIN)/python -m measure.load

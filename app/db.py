@@ -47,18 +47,22 @@ class Snapshot:
         self.engine.dispose()
 
 
-# Requests run in a pool of this many threads, each holding one session for its request:
-# with as many connections, no request ever waits for another's connection.
+# Requests run in a pool of this many threads. A request's session is closed by FastAPI's
+# dependency clean-up, which itself waits for a thread: with a bounded pool, 128 requests
+# holding connections while waiting for a thread, and 32 threads waiting for a connection,
+# stall until the pool times out (measured with `make load`). SQLite connections are cheap
+# file handles, so beyond the kept ones the pool opens more and closes them on return.
 REQUEST_THREADS = 32
-SERVER_CONNECTIONS = 10  # per process on a shared server database; the others queue for a moment
+SERVER_CONNECTIONS = 10  # kept per process on a shared server database
 
 
 def _engine(url: str) -> Engine:
     if not is_sqlite(url):
+        # A server database bounds connections itself; the same stall applies past 10 + 54 at once.
         return create_engine(url, pool_pre_ping=True, pool_size=SERVER_CONNECTIONS,
-                             max_overflow=REQUEST_THREADS - SERVER_CONNECTIONS)
+                             max_overflow=2 * REQUEST_THREADS - SERVER_CONNECTIONS)
     engine = create_engine(url, connect_args={"check_same_thread": False}, pool_size=REQUEST_THREADS,
-                           max_overflow=0)
+                           max_overflow=-1)
 
     @event.listens_for(engine, "connect")
     def _read_only(dbapi_connection: Any, _record: Any) -> None:

@@ -10,11 +10,11 @@ import httpx
 from app.config import Settings
 from measure.localserver import running_server
 
-CLIENTS = 64
-REQUESTS_EACH = 12
+CLIENTS = 128  # past the 32 request threads: a bounded connection pool stalled here
+REQUESTS_EACH = 8
 
 
-def test_mixed_traffic_at_64_connections_answers_everything(seeded: Settings) -> None:
+def test_mixed_traffic_at_128_connections_answers_everything(seeded: Settings) -> None:
     with running_server({"FAQ_DATA_DIR": str(seeded.data_dir), "FAQ_CONTENT_DIR": str(seeded.content_dir)}) as (
             base, _):
         with httpx.Client(base_url=base) as client:
