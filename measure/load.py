@@ -14,7 +14,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -51,35 +51,24 @@ def run(base: str, urls: Iterator[str], connections: int, seconds: float) -> dic
     errors = 0
     deadline = time.perf_counter() + seconds
 
-    async def client() -> None:
+    async def drive(next_url: Callable[[], str], times: list[float], pause: float = 0.0) -> None:
+        """Request URLs one after another until the deadline, timing each; count failures."""
         nonlocal errors
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 try:
-                    response = await http.get(next(urls))
-                    errors += response.status_code >= 400
+                    errors += (await http.get(next_url())).status_code >= 400
                 except httpx.HTTPError:
                     errors += 1
-                latencies.append((time.perf_counter() - started) * 1000)
-
-    async def poll_health() -> None:
-        nonlocal errors
-        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            while time.perf_counter() < deadline:
-                started = time.perf_counter()
-                try:
-                    errors += (await http.get("/healthz")).status_code != 200
-                except httpx.HTTPError:
-                    errors += 1
-                health.append((time.perf_counter() - started) * 1000)
-                await anyio.sleep(0.05)
+                times.append((time.perf_counter() - started) * 1000)
+                await anyio.sleep(pause)
 
     async def scenario() -> None:
         async with anyio.create_task_group() as group:
             for _ in range(connections):
-                group.start_soon(client)
-            group.start_soon(poll_health)
+                group.start_soon(drive, lambda: next(urls), latencies)
+            group.start_soon(drive, lambda: "/healthz", health, 0.05)
 
     anyio.run(scenario)
     return {"rps": len(latencies) / seconds, "p50": statistics.median(latencies) if latencies else 0.0,

@@ -156,7 +156,8 @@ def _make_ids_unique(documents: list[ReadDocument], report: IngestReport) -> Non
     which depends on nothing else, and a warning says where they are.
     """
     owners: dict[str, str] = {}
-    for doc in sorted(documents, key=lambda d: d.source.relative_path):
+    in_path_order = sorted(documents, key=lambda d: d.source.relative_path)
+    for doc in in_path_order:
         if doc.id in owners:
             new_id = f"{doc.id}-{path_digest(doc.source.relative_path)}"
             report.warnings.append((doc.source.relative_path, (
@@ -165,7 +166,7 @@ def _make_ids_unique(documents: list[ReadDocument], report: IngestReport) -> Non
         owners[doc.id] = doc.source.relative_path
     # Entry ids carry a short digest; at a million entries two can meet: lengthen the later one.
     seen: set[str] = set()
-    for doc in sorted(documents, key=lambda d: d.source.relative_path):
+    for doc in in_path_order:
         for k, entry in enumerate(doc.entry_ids):
             if entry in seen:
                 doc.entry_ids[k] = f"{entry}-{path_digest(doc.source.relative_path + chr(31) + str(k))}"

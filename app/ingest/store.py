@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,22 +64,13 @@ def new_generation_name() -> str:
 def store_generation(settings: Settings, batch: Batch) -> Generation:
     """Write `batch` as a new generation and publish it; on any failure nothing changes."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    target = generation(settings, new_generation_name())
-    start_building(target)
-    try:
-        engine = create_engine(target.database_url)
-        try:
-            migrate(engine)
-            _write_rows(engine, batch, target.name)
-            indexed = build_index(target.index_dir, _indexed_entries(engine))
-            _verify(engine, target, indexed, len(batch.entries))
-        finally:
-            engine.dispose()
-    except BaseException:
-        discard(target)
-        raise
-    publish(settings, target)
-    return target
+
+    def write(engine: Engine, target: Generation) -> int:
+        migrate(engine)
+        _write_rows(engine, batch, target.name)
+        return len(batch.entries)
+
+    return _build_and_publish(settings, write)[0]
 
 
 def reindex_generation(settings: Settings) -> tuple[Generation, int]:
@@ -90,20 +82,32 @@ def reindex_generation(settings: Settings) -> tuple[Generation, int]:
     if name is None:
         raise FileNotFoundError("no data to reindex: run `faq ingest` first")
     source = generation(settings, name)
+
+    def copy(engine: Engine, target: Generation) -> int:
+        if is_sqlite(source.database_url):
+            _copy_sqlite(source.directory / "faq.db", target.directory / "faq.db")
+        with Session(engine) as session:
+            stored = session.exec(select(func.count()).select_from(Entry)).one()
+            if is_sqlite(target.database_url):
+                session.merge(Meta(key="generation", value=target.name))
+                session.commit()
+        return stored
+
+    return _build_and_publish(settings, copy)
+
+
+def _build_and_publish(settings: Settings, write: Callable[[Engine, Generation], int]) -> tuple[Generation, int]:
+    """A new generation: `write` fills its database (returning the entry count), the index is
+    built from it, both are verified, and only then is it published; on failure nothing changes."""
     target = generation(settings, new_generation_name())
     start_building(target)
     try:
-        if is_sqlite(source.database_url):
-            _copy_sqlite(source.directory / "faq.db", target.directory / "faq.db")
+        # The engine connects lazily: `write` may put the database file in place first.
         engine = create_engine(target.database_url)
         try:
-            with Session(engine) as session:
-                stored = session.exec(select(func.count()).select_from(Entry)).one()
-                if is_sqlite(target.database_url):
-                    session.merge(Meta(key="generation", value=target.name))
-                    session.commit()
+            expected = write(engine, target)
             indexed = build_index(target.index_dir, _indexed_entries(engine))
-            _verify(engine, target, indexed, stored)
+            _verify(engine, target, indexed, expected)
         finally:
             engine.dispose()
     except BaseException:
@@ -117,10 +121,9 @@ def _copy_sqlite(source: Path, target: Path) -> None:
     """A consistent copy of a SQLite database, even while readers have it open."""
     if not source.is_file():
         raise FileNotFoundError(f"the current generation has no database ({source}); run `faq ingest`")
-    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading, sqlite3.connect(target) as writing:
+    with closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as reading, \
+            closing(sqlite3.connect(target)) as writing:
         reading.backup(writing)
-    reading.close()
-    writing.close()
 
 
 def _verify(engine: Engine, target: Generation, indexed: int, expected: int) -> None:
