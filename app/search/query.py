@@ -55,6 +55,9 @@ IDENTIFIER_WEIGHT = 2.0
 IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
 SEGMENT_WEIGHT = 0.5
 SEGMENT_MAX_SHARE = 0.05  # a segment in more entries than this is not distinctive
+COMPOUND = re.compile(r"[a-z]{7,}")  # an unknown word this long may be two glued together
+MIN_COMPOUND_PART = 4
+MIN_COMPOUND_REST = 3
 CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
@@ -235,12 +238,32 @@ def _identifier_query(term: str, fields: Fields, searcher: Searcher) -> Query:
     limit = SEGMENT_MAX_SHARE * searcher.doc_count()
     segments = [part for part in dict.fromkeys(IDENTIFIER_SEPARATORS.split(term))
                 if len(part) >= 4 and not part.isdigit() and part not in NAMESPACE_WORDS and part != term]
+    if not segments and _unknown(searcher, term, fields):
+        segments = _known_prefix(searcher, term, fields)
     options = [whole]
     for part in segments:
         for form in dict.fromkeys((part, stem(part))):
             if max(searcher.doc_frequency(field, form) for field in fields) <= limit:
                 options.append(_term_query(form, fields, weight * SEGMENT_WEIGHT))
     return Or(options) if len(options) > 1 else whole
+
+
+def _unknown(searcher: Searcher, term: str, fields: Fields) -> bool:
+    return not any(searcher.doc_frequency(field, term) for field in fields)
+
+
+def _known_prefix(searcher: Searcher, term: str, fields: Fields) -> list[str]:
+    """The longest indexed word that starts an unknown compound: `etcdserver` → `etcd`.
+
+    Error messages glue names together that the entries write apart; a substring search
+    finds them, a word index does not without this.
+    """
+    if not COMPOUND.fullmatch(term):
+        return []
+    for end in range(len(term) - MIN_COMPOUND_REST, MIN_COMPOUND_PART - 1, -1):
+        if not _unknown(searcher, term[:end], fields):
+            return [term[:end]]
+    return []
 
 
 def _phrase_query(terms: list[str], fields: Fields) -> Query:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.config import Settings
+from app.ingest.pipeline import run_ingest
 from app.search.query import make_snippet
 from measure.evaluation import evaluate, read_queries
-from tests.conftest import REPO, require
+from tests.conftest import REPO, require, settings_for
 
 
 def test_make_snippet_escapes_text_and_marks_merged_matches() -> None:
@@ -54,3 +55,20 @@ def test_code_text_collects_fenced_blocks_and_inline_spans() -> None:
 
     markdown = "Run `ds_report` first.\n\n```bash\nexport CUDA_HOME=/usr/local/cuda\n```\n\nThen train."
     assert code_text(markdown).split() == ["export", "CUDA_HOME=/usr/local/cuda", "ds_report"]
+
+
+def test_an_unknown_compound_word_finds_entries_that_write_its_parts_apart(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "faq.md").write_text(
+        "# FAQ\n\n## How do I enable authentication for etcd?\n\nSet `etcd.user` and `etcd.password`.\n\n"
+        "## Why is the list empty?\n\nThe filter hides everyone.\n\n"
+        "## How do I add a user?\n\nRun `adduser` for each new user.\n\n"
+        # A portal of some size: a word in every entry is no clue.
+        + "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(40)), encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\t1\tetcdserver: user name is empty\tenable authentication\n", encoding="utf-8")
+    result = evaluate(settings, read_queries(queries))
+    assert result.failures == []

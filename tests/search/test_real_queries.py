@@ -35,10 +35,10 @@ def test_real_queries_stay_at_their_level_and_ahead_of_the_baseline(corpora: Set
     assert len(queries) >= 150
     portal = evaluate(corpora, queries)
     baseline = evaluate_baseline(corpora, queries)
-    # When this test was written: 133/173, MRR 0.719 (before this round 113/173, 0.600;
-    # the FTS5 trigram baseline 95/173, 0.513).
-    assert portal.success >= 0.75, [(q.id, rank) for q, rank in portal.failures]
-    assert portal.mrr >= 0.69
+    # Last measured: 135/173, MRR 0.721 (113/173, 0.600 two rounds before; the FTS5 trigram
+    # baseline 95/173, 0.513).
+    assert portal.success >= 0.77, [(q.id, rank) for q, rank in portal.failures]
+    assert portal.mrr >= 0.71
     ours, theirs = breakdown(queries, portal), breakdown(queries, baseline)
     for group in ("all", "lang en", "lang zh", "lang mixed", "kind title", "kind body", "kind other-language"):
         assert ours[group].passed >= theirs[group].passed and ours[group].mrr >= theirs[group].mrr, group
