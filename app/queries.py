@@ -30,7 +30,15 @@ from app.models import (
     SearchPage,
 )
 from app.search.analysis import normalise_text
-from app.search.query import Match, make_snippet, search_index, search_raw
+from app.search.query import (
+    EQUIVALENT_WEIGHT,
+    LEXICON_WEIGHT,
+    Match,
+    Thesaurus,
+    make_snippet,
+    search_index,
+    search_raw,
+)
 
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
@@ -168,8 +176,7 @@ class Reader:
             if raw:
                 outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
             else:
-                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.glossary(), document,
-                                       self.lexicon())
+                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.thesaurus(), document)
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)
@@ -223,13 +230,14 @@ class Reader:
             grouped.append(Match(chosen, match.score))
         return grouped, len(matches) - len(grouped)
 
-    def glossary(self) -> list[list[str]]:
-        """The editor's glossary stored with this generation (read once per generation)."""
-        return self._stored_groups("glossary")
-
-    def lexicon(self) -> list[list[str]]:
-        """The lexicon mined from this generation's translation pairs (read once per generation)."""
-        return self._stored_groups("lexicon")
+    def thesaurus(self) -> Thesaurus:
+        """The editor's glossary over the lexicons stored with this generation (built once per generation)."""
+        cached: Thesaurus | None = self.snapshot.cache.get("thesaurus")
+        if cached is None:
+            cached = Thesaurus(((self._stored_groups("glossary"), EQUIVALENT_WEIGHT),
+                                (self._stored_groups("lexicon"), LEXICON_WEIGHT)))
+            self.snapshot.cache["thesaurus"] = cached
+        return cached
 
     def _stored_groups(self, key: str) -> list[list[str]]:
         cached: list[list[str]] | None = self.snapshot.cache.get(key)

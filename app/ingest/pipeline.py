@@ -16,6 +16,7 @@ from tqdm import tqdm
 from app.config import Settings
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
+from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.ids import document_id, entry_id, path_digest
@@ -118,7 +119,8 @@ def _mined_lexicon(batch: Batch) -> list[list[str]]:
     texts = {e.id: (e.lang, f"{e.question}\n{e.body_text}") for e in batch.entries}
     pairs = [(link["source_id"], link["target_id"]) for link in batch.entry_links
              if link["kind"] == "translation" and link["source_id"] < link["target_id"]]
-    return mine_lexicon(pair_texts(pairs, texts))
+    mined = mine_lexicon(pair_texts(pairs, texts))
+    return mined + dictionary_lexicon(text for _, text in texts.values())
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:

@@ -179,7 +179,7 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
-                 glossary: Glossary = (), document: str | None = None, lexicon: Glossary = ()) -> Outcome:
+                 thesaurus: Thesaurus | None = None, document: str | None = None) -> Outcome:
     """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
@@ -194,10 +194,11 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
             # The signature decides; the rest (`from etcd`, the frames' module names) helps a little.
             context, text = text, signature
         fields = ERROR_FIELDS
-    outcome = _run(searcher, text, lang, depth, glossary, document, fields, lexicon, context)
+    thesaurus = thesaurus or Thesaurus()
+    outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
-        corrected = _run(searcher, suggestion, lang, depth, glossary, document, fields, lexicon)
+        corrected = _run(searcher, suggestion, lang, depth, thesaurus, document, fields)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial)
@@ -211,18 +212,49 @@ def _filter(lang: str | None, document: str | None) -> Query | None:
     return And(filters) if filters else None
 
 
-def _mentions(normalised_query: str, term: str, query_stems: set[str]) -> bool:
-    """Whether the query holds a glossary term: Chinese as written, other words by their stems."""
-    if HAN.search(term):
-        return term in normalised_query
-    stems = _phrase_terms(term)
-    return bool(stems) and all(t in query_stems for t in stems)
-
-
 @lru_cache(maxsize=65536)
 def _phrase_terms(phrase: str) -> tuple[str, ...]:
     """A glossary phrase's query terms (the same lines are read for every query)."""
     return tuple(query_terms(phrase))
+
+
+Line = tuple[str, Sequence[str], float]  # a phrase, its line (the phrase among its equivalents), the weight
+
+
+class Thesaurus:
+    """The editor's glossary and the lexicons, indexed by how a query can mention their phrases.
+
+    A Chinese phrase is mentioned when the query holds it as written; another phrase when
+    the query holds all its stems. Built once per generation: a query looks up its own
+    substrings and stems instead of testing thousands of lines.
+    """
+
+    def __init__(self, sources: Sequence[tuple[Glossary, float]] = ()) -> None:
+        self.written: dict[str, list[Line]] = {}  # normalised Chinese phrase → lines
+        self.by_first_stem: dict[str, list[Line]] = {}
+        for groups, weight in sources:
+            for group in groups:
+                for phrase in group:
+                    normalised = normalise_text(phrase)
+                    if HAN.search(normalised):
+                        self.written.setdefault(normalised, []).append((phrase, group, weight))
+                    elif stems := _phrase_terms(phrase):
+                        self.by_first_stem.setdefault(stems[0], []).append((phrase, group, weight))
+        self.lengths = sorted({len(key) for key in self.written})
+
+    def mentioned(self, normalised_query: str, query_stems: set[str]) -> list[Line]:
+        """The lines whose phrase the query mentions, in source order."""
+        found: list[Line] = []
+        text = normalised_query
+        for start in range(len(text)):
+            for length in self.lengths:
+                if start + length > len(text):
+                    break
+                found.extend(self.written.get(text[start:start + length], ()))
+        for first in query_stems:
+            found.extend(line for line in self.by_first_stem.get(first, ())
+                         if all(t in query_stems for t in _phrase_terms(line[0])))
+        return found
 
 
 def _identifier_query(term: str, fields: Fields, searcher: Searcher) -> Query:
@@ -272,8 +304,7 @@ def _phrase_query(terms: list[str], fields: Fields) -> Query:
     return Or([Phrase(field, terms) for field in fields])
 
 
-def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
-             lexicon: Glossary = ()) -> tuple[list[Query], list[str]]:
+def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields) -> tuple[list[Query], list[str]]:
     """One clause per query term or "quoted phrase"; a glossary or lexicon term also matches its equivalents.
 
     The editor's glossary comes first; the mined lexicon fills in, weighted lower still.
@@ -300,9 +331,7 @@ def _clauses(searcher: Searcher, text: str, glossary: Glossary, fields: Fields,
     highlighted = list(terms)
     clauses: list[Query] = []
     query_stems = set(terms)
-    sources = ((glossary, EQUIVALENT_WEIGHT), (lexicon, LEXICON_WEIGHT))
-    mentioned = [(phrase, group, weight) for groups, weight in sources for group in groups for phrase in group
-                 if _mentions(normalised, normalise_text(phrase), query_stems)]
+    mentioned = thesaurus.mentioned(normalised, query_stems)
     # The editor's lines first; the longest phrase wins where lines overlap ("memory fragmentation" over "memory").
     for phrase, group, weight in sorted(mentioned, key=lambda pgw: (-pgw[2], -len(_phrase_terms(pgw[0])))):
         covered = list(_phrase_terms(phrase))
@@ -332,14 +361,14 @@ def _clause_weight(searcher: Searcher, clause: Query) -> float:
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
-         glossary: Glossary = (), document: str | None = None, fields: Fields = SEARCH_FIELDS,
-         lexicon: Glossary = (), context: str = "") -> Outcome:
+         thesaurus: Thesaurus, document: str | None = None, fields: Fields = SEARCH_FIELDS,
+         context: str = "") -> Outcome:
     """The best `depth` matches and the total: BM25F over any term, weighted by how much of the query it holds.
 
     An entry that holds every rare word of the query outranks one that repeats a common
     word often; coverage is weighted by idf, so "error" or "how" missing costs little.
     """
-    clauses, terms = _clauses(searcher, text, glossary, fields, lexicon)
+    clauses, terms = _clauses(searcher, text, thesaurus, fields)
     if not clauses:
         return Outcome(total=0, matches=[], terms=[])
     filter_query = _filter(lang, document)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.lexicon import mine_lexicon
 from app.ingest.pipeline import run_ingest
 from app.search.analysis import query_terms
-from app.search.query import ISSUE_TEMPLATE
+from app.search.query import ISSUE_TEMPLATE, Thesaurus
 from app.web.inprocess import InProcessClient
 from tests.conftest import settings_for
 
@@ -67,3 +68,34 @@ def test_issue_template_prefixes_are_not_searched() -> None:
     assert ISSUE_TEMPLATE.sub("", "help request: discovery nacos support https?").strip() == \
         "discovery nacos support https?"
     assert ISSUE_TEMPLATE.sub("", "Bug in the tokenizer") == "Bug in the tokenizer"
+
+
+def test_the_dictionary_keeps_words_the_entries_use_in_both_languages() -> None:
+    groups = dictionary_lexicon(["超时了怎么办？冻结参数", "The request hits a timeout; freeze the parameters"])
+    assert ["超时", "timeout"] in groups  # "overtime", CEDICT's first sense, occurs in no entry
+    assert ["冻结", "freeze"] in groups
+    assert not any("显存" in group for group in groups)  # no entry says it
+
+
+def test_an_english_query_reaches_a_chinese_answer_with_no_translation_pair_at_all(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "train.zh.md", "# 训练\n\n## 如何冻结部分网络层？\n\n把这些层的 `trainable` 设为 `False`。\n\n"
+           + "".join(f"## 第{k}步为什么失败？\n\n重试第{k}步。\n\n" for k in range(30)))
+    _write(content, "notes.en.md", "# Notes\n\n## Can I freeze the encoder?\n\nNo: freeze is not supported.\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "freeze network layers", "lang": "zh"}).json()["results"]
+    assert [hit["title"] for hit in hits][:1] == ["如何冻结部分网络层？"]
+
+
+def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:
+    thesaurus = Thesaurus([([["memory fragmentation", "内存碎片"], ["显存", "GPU memory"]], 0.5)])
+    found = thesaurus.mentioned("训练时内存碎片很多", set())
+    assert [phrase for phrase, _, _ in found] == ["内存碎片"]
+    stems = set(query_terms("fragmentation of the memory"))
+    assert [phrase for phrase, _, _ in thesaurus.mentioned("", stems)] == ["memory fragmentation"]
+    assert thesaurus.mentioned("", set(query_terms("memory"))) == []  # "GPU memory" needs both words
