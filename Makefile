@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml requirements.lock requirements-dev.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . || \
-		$(BIN)/python -m pip install --quiet --no-deps -e .
+	@# setuptools' "editable installation" notices are advice for its own developers, not ours.
+	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 # Exit code 3 from `faq ingest` means "ingested, but some files were skipped": still serve.

@@ -29,3 +29,11 @@ def test_locks_pin_every_direct_dependency_at_the_declared_version() -> None:
     runtime_lock, dev_lock = _pins("requirements.lock"), _pins("requirements-dev.lock")
     assert {name: runtime_lock.get(name) for name in runtime} == runtime
     assert {name: dev_lock.get(name) for name in everything} == everything
+
+
+def test_the_dev_lock_pins_a_setuptools_that_builds_the_project() -> None:
+    # `make install` builds the editable install with the venv's setuptools (no isolation, no
+    # fallback): one older than the build-system asks for fails with a 100-line traceback.
+    build = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    wanted = next(int(spec.split(">=")[1].split(".")[0]) for spec in build if spec.startswith("setuptools>="))
+    assert int(_pins("requirements-dev.lock")["setuptools"].split(".")[0]) >= wanted
