@@ -133,6 +133,11 @@ class DataStore:
             self._pointer_stamp = stamp
             return self._snapshot
 
+    def open_snapshot(self) -> Snapshot | None:
+        """The current snapshot if it is open and the pointer has not moved: no I/O beyond a stat."""
+        snapshot = self._snapshot
+        return snapshot if snapshot is not None and self._stamp() == self._pointer_stamp else None
+
     def fallback_for(self, name: str) -> str | None:
         """The generation served instead of `name` when `name` proved damaged, if any."""
         return self.fallback[1] if self.fallback and self.fallback[0] == name else None

@@ -250,10 +250,13 @@ class Reader:
     # ------------------------------------------------------------ counts
 
     def health(self) -> Health:
-        """Counts for /healthz."""
-        documents = self.session.exec(select(func.count()).select_from(Document)).one()
-        entries = self.session.exec(select(func.count()).select_from(Entry)).one()
-        return Health(status="ok", documents=documents, entries=entries)
+        """Counts for /healthz (counted once per generation)."""
+        cached: Health | None = self.snapshot.cache.get("health")
+        if cached is None:
+            documents = self.session.exec(select(func.count()).select_from(Document)).one()
+            entries = self.session.exec(select(func.count()).select_from(Entry)).one()
+            cached = self.snapshot.cache["health"] = Health(status="ok", documents=documents, entries=entries)
+        return cached
 
     def entry_counts(self) -> dict[str, int]:
         """Entries per language."""

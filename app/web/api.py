@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from sqlmodel import Session
 
 from app.db import DataStore
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
-from app.queries import MAX_QUERY_LENGTH
+from app.queries import MAX_QUERY_LENGTH, Reader
 from app.web.deps import ReaderDep, get_store
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
@@ -73,9 +75,20 @@ def document(reader: ReaderDep, document_id: str) -> DocumentDetail:
 
 
 @health_router.get("/healthz", response_model=Health)
-def healthz(reader: ReaderDep) -> Health:
-    """Liveness and counts."""
-    return reader.health()
+async def healthz(request: Request) -> Health:
+    """Liveness and counts, from the event loop once counted: a monitor must not queue behind searches."""
+    # No dependencies: FastAPI runs plain-function dependencies in the (possibly busy) thread pool.
+    store: DataStore = request.app.state.store
+    snapshot = store.open_snapshot()
+    counted: Health | None = snapshot.cache.get("health") if snapshot is not None else None
+    return counted if counted is not None else await run_in_threadpool(_count, store)
+
+
+def _count(store: DataStore) -> Health:
+    """The counts of the current generation, read from the database (in the thread pool)."""
+    snapshot = store.current()
+    with Session(snapshot.engine) as session:
+        return Reader(snapshot=snapshot, session=session).health()
 
 
 @health_router.get("/readyz", response_model=Readiness)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from fastapi import FastAPI
+
+T = TypeVar("T")
 
 
 class InProcessClient:
@@ -38,6 +41,12 @@ class InProcessClient:
         assert self._portal is not None and self._client is not None, "use as a context manager"
         send = functools.partial(self._client.request, method, url, **kwargs)
         return self._portal.call(send)
+
+    def call(self, function: Callable[[httpx.AsyncClient], Awaitable[T]]) -> T:
+        """Run `function(async client)` on the app's event loop (to hold the loop's resources meanwhile)."""
+        assert self._portal is not None and self._client is not None, "use as a context manager"
+        client = self._client
+        return self._portal.call(lambda: function(client))
 
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
         """GET `url`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.config import Settings
 from app.web.inprocess import InProcessClient
 
 ENTRY_KEYS = {"id", "title", "lang", "url", "document", "section", "body_markdown", "body_html",
@@ -306,3 +307,27 @@ def test_a_search_past_its_time_budget_returns_what_it_has(seeded: object, monke
 def test_a_search_within_its_budget_is_complete(client: InProcessClient) -> None:
     body = client.get("/api/v1/search", params={"q": "CUDA out of memory"}).json()
     assert body["partial"] is False and body["results"]
+
+
+def test_healthz_answers_while_every_request_thread_is_busy(seeded: Settings) -> None:
+    import anyio
+    import httpx
+
+    from app.main import create_app
+
+    async def while_saturated(http: httpx.AsyncClient) -> httpx.Response:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        holders = [object() for _ in range(int(limiter.total_tokens))]
+        for holder in holders:  # as if every request thread were busy with a slow search
+            await limiter.acquire_on_behalf_of(holder)
+        try:
+            with anyio.fail_after(5):
+                return await http.get("/healthz")
+        finally:
+            for holder in holders:
+                limiter.release_on_behalf_of(holder)
+
+    with InProcessClient(create_app(seeded)) as client:
+        assert client.get("/healthz").status_code == 200  # the first answer counts the generation
+        response = client.call(while_saturated)
+    assert response.status_code == 200 and response.json()["entries"] > 0
