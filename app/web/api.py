@@ -16,7 +16,7 @@ from app.db import DataStore
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
 from app.web.deps import ReaderDep, get_store
-from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
+from app.web.params import MAX_OFFSET, QUERY_PATTERN, LangParam, clean_query, language_filter
 
 
 def _problem(description: str) -> dict[str, Any]:
@@ -37,7 +37,8 @@ health_router = APIRouter(tags=["health"], responses=NO_DATA)
 @router.get("/search", response_model=SearchPage)
 def search(
     reader: ReaderDep,
-    q: Annotated[str, Query(description="words, an identifier, or a pasted error", max_length=MAX_QUERY_LENGTH)],
+    q: Annotated[str, Query(description="words, an identifier, or a pasted error", max_length=MAX_QUERY_LENGTH,
+                            pattern=QUERY_PATTERN)],
     lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,

@@ -45,13 +45,20 @@ def problem(request: Request, status: int, detail: str) -> Response:
 
 
 MISSING_HINTS = {"q": "give a search query, e.g. ?q=CUDA+out+of+memory"}
+PATTERN_HINTS = {"q": "the query is empty; type a word, an error message or an identifier"}
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in {"query", "path", "body"})
-        message = MISSING_HINTS.get(where, "required") if error.get("type") == "missing" else error.get("msg")
+        kind = error.get("type")
+        if kind == "missing":
+            message = MISSING_HINTS.get(where, "required")
+        elif kind == "string_pattern_mismatch" and where in PATTERN_HINTS:
+            message = PATTERN_HINTS[where]
+        else:
+            message = error.get("msg")
         parts.append(f"{where}: {message or 'invalid'}" if where else str(message))
     return "; ".join(parts) or "invalid request"
 

@@ -10,6 +10,9 @@ from app.web.errors import BadRequest
 
 LangParam = Literal["en", "zh", "any"]
 MAX_OFFSET = 10_000
+# Something to search for: a character that is neither white space nor a control character
+# (the schema says so, so a client generated from it does not send an empty query).
+QUERY_PATTERN = r"[^\s\x00-\x1f\x7f-\x9f]"
 
 
 def clean_query(q: str) -> str:
