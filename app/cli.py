@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -80,6 +81,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if current_name(settings) is None:
         print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
               "(pages answer 503 until then)", file=sys.stderr)
+    shown = socket.gethostname() if args.host in ("0.0.0.0", "::") else args.host
+    print(f"faq serve: open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)",
+          flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
                 proxy_headers=True, log_level="info")
     return EXIT_OK
@@ -235,21 +239,23 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     ingest = commands.add_parser("ingest", help="read content/ into a new database and search index")
     ingest.add_argument("--content", metavar="DIR", help="content folder (default: FAQ_CONTENT_DIR)")
-    ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
     ingest.set_defaults(handler=_ingest)
     reindex = commands.add_parser(
         "reindex", help="rebuild the search index from the database into a new generation and publish it")
     reindex.set_defaults(handler=_reindex)
     serve = commands.add_parser("serve", help="serve the pages and the JSON API")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="interface to listen on; 0.0.0.0 for every interface (default: %(default)s)")
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes; each holds its own copy of the index (default: %(default)s)")
     serve.set_defaults(handler=_serve)
     check = commands.add_parser(
         "check", help="list what an editor should fix: uncertain repairs, skipped files, link problems")
     check.add_argument("--self-test", action="store_true",
                        help="damage clean text the way seed 004 was damaged (the bundled sample, the clean "
-                            "Chinese seeds, and any FILEs), repair it, print the figures")
+                            "Chinese seeds, and any FILEs), repair it, print the figures (default: off)")
     check.add_argument("files", nargs="*", metavar="FILE", help="with --self-test: more clean text to measure on")
     check.set_defaults(handler=_check)
     inspect = commands.add_parser(
@@ -259,13 +265,15 @@ def build_parser() -> argparse.ArgumentParser:
     links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
     links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR",
                        help="folders of documents with gold pairs.tsv/unpaired.tsv (default: %(default)s)")
-    links.add_argument("--verbose", action="store_true", help="list every missed and extra question")
+    links.add_argument("--verbose", action="store_true",
+                       help="list every missed and extra question (default: off)")
     links.set_defaults(handler=_eval_links)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
     evaluation.add_argument("queries", metavar="QUERIES.tsv",
                             help="tab-separated: id, k, query, '|'-separated fingerprints[, lang, kind]")
     evaluation.add_argument("--compare", action="store_true",
-                            help="also run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries")
+                            help="also run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries "
+                                 "(default: off)")
     evaluation.set_defaults(handler=_eval)
     return parser
 

@@ -114,3 +114,30 @@ def test_sidecar_metadata_pairs_a_file_whose_bytes_must_not_change(
     out = capsys.readouterr().out
     assert "translated documents: 1 pairs" in out and "translation pairs:  0" in out
     assert "vendor-faq.md: vendor-faq.md.meta.yml is not a mapping" in out
+
+
+def test_every_cli_option_says_what_it_does_and_its_default() -> None:
+    import argparse
+
+    from app.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"faq {name} {action.dest}: no description"
+            if action.option_strings:
+                assert "default" in action.help, f"faq {name} {action.option_strings[0]}: no default stated"
+
+
+def test_faq_serve_says_where_to_open_the_portal(env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import uvicorn
+
+    started: dict[str, object] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: started.update(kwargs))
+    assert main(["serve", "--port", "8123"]) == EXIT_OK
+    assert "open http://127.0.0.1:8123/ in a browser" in capsys.readouterr().out
+    assert started["port"] == 8123
