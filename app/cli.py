@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 import sys
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,6 +75,17 @@ def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _log_to_stderr() -> None:
+    """Access logs as JSON lines and the portal's own messages, on standard error."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    for name in ("faq.access", "faq.live"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
@@ -81,11 +94,18 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if current_name(settings) is None:
         print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
               "(pages answer 503 until then)", file=sys.stderr)
+    _log_to_stderr()
+    if args.watch:
+        from app.live import watch_content
+
+        threading.Thread(target=watch_content, args=(settings, threading.Event()), name="faq-watch",
+                         daemon=True).start()
+        print(f"faq serve: watching {settings.content_dir}; changes are re-ingested", flush=True)
     shown = socket.gethostname() if args.host in ("0.0.0.0", "::") else args.host
     print(f"faq serve: open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)",
           flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                proxy_headers=True, log_level="info")
+                proxy_headers=True, log_level="info", access_log=False)  # ours: JSON lines, see _log_to_stderr
     return EXIT_OK
 
 
@@ -250,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s)")
     serve.add_argument("--workers", type=int, default=1,
                        help="worker processes; each holds its own copy of the index (default: %(default)s)")
+    serve.add_argument("--watch", action="store_true",
+                       help="re-ingest whenever a file under the content folder changes (default: off)")
     serve.set_defaults(handler=_serve)
     check = commands.add_parser(
         "check", help="list what an editor should fix: uncertain repairs, skipped files, link problems")

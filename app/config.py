@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     public_url: str = Field(default="", description=(
         "the portal's address as readers reach it (https://faq.intranet), for absolute links such as "
         "the browser search engine; never taken from the Host header"))
+    admin_token: str = Field(default="", description=(
+        "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
 
     @property
     def resolved_database_url(self) -> str:

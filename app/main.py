@@ -18,6 +18,7 @@ from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
 from app.web import api, pages
 from app.web.errors import install_error_handlers
+from app.web.operations import install_operations
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(api.router)
     app.include_router(api.health_router)
+    install_operations(app)
     app.include_router(pages.router)
 
     @app.middleware("http")

@@ -12,6 +12,7 @@ from sqlmodel import Session, col, func, select
 
 from app.config import Settings
 from app.db import DataStore, Snapshot
+from app.metrics import observe_search
 from app.models import (
     Document,
     DocumentBrief,
@@ -165,6 +166,12 @@ class Reader:
         An entry and its translation are one result: the one in the `prefer`red language
         (else the better ranked), with the other listed under `translations`.
         """
+        page = self._search(query, lang, limit, offset, document, prefer, raw)
+        observe_search(page.total)
+        return page
+
+    def _search(self, query: str, lang: str | None, limit: int, offset: int,
+                document: str | None, prefer: str | None, raw: bool) -> SearchPage:
         key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw)
         cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
         cached = cache.get(key)

@@ -1,0 +1,115 @@
+"""Operations: metrics, JSON access logs, the admin re-ingest behind a token, and --watch."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from app.generations import current_name
+from app.ingest.pipeline import run_ingest
+from app.live import Reingester, watch_content
+from app.main import create_app
+from app.web.inprocess import InProcessClient
+from tests.conftest import CONTENT, settings_for
+
+TOKEN = "s3cret-token-for-tests"
+
+
+@pytest.fixture
+def portal(tmp_path: Path) -> Settings:
+    """A portal of its own (the tests publish new generations) with an admin token."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    settings = settings_for(tmp_path, content).model_copy(update={"admin_token": TOKEN})
+    run_ingest(settings, progress=False)
+    return settings
+
+
+def _sample(text: str, series: str) -> float:
+    """The value of one series in Prometheus text (0 when absent)."""
+    return next((float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " ")), 0.0)
+
+
+def test_metrics_count_requests_by_route_and_searches_that_found_nothing(portal: Settings) -> None:
+    searched = 'faq_http_requests_total{method="GET",route="/api/v1/search",status="200"}'
+    with InProcessClient(create_app(portal)) as client:
+        before = client.get("/metrics").text  # the counters belong to the process: compare
+        client.get("/api/v1/search", params={"q": "FSDP"})
+        client.get("/api/v1/search", params={"q": "zzqxv"})
+        client.get("/entries/no-such-entry")
+        after = client.get("/metrics").text
+    assert _sample(after, searched) - _sample(before, searched) == 2
+    assert _sample(after, "faq_zero_result_searches_total") - _sample(before, "faq_zero_result_searches_total") == 1
+    assert 'route="/entries/{entry_id}",status="404"' in after  # the route's template: never an id or a query
+    assert "zzqxv" not in after and "no-such-entry" not in after
+    assert f'faq_generation_info{{generation="{current_name(portal)}"}} 1.0' in after
+
+
+def test_access_log_is_one_json_line_per_request_without_the_query(portal: Settings,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="faq.access"), InProcessClient(create_app(portal)) as client:
+        client.get("/api/v1/search", params={"q": "private words"})
+    line = json.loads(caplog.records[-1].getMessage())
+    assert line["route"] == "/api/v1/search" and line["status"] == 200 and line["ms"] >= 0
+    assert "private" not in caplog.records[-1].getMessage()
+
+
+def test_admin_reindex_needs_the_token_and_publishes_while_readers_keep_reading(portal: Settings) -> None:
+    before = current_name(portal)
+    with InProcessClient(create_app(portal)) as client:
+        assert client.request("POST", "/api/v1/admin/reindex").status_code == 401
+        wrong = client.request("POST", "/api/v1/admin/reindex", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+        started = client.request("POST", "/api/v1/admin/reindex", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert started.status_code == 202 and started.json()["started"] is True
+        answered = []
+        deadline = time.monotonic() + 60
+        while client.get("/api/v1/admin/reindex", headers={"Authorization": f"Bearer {TOKEN}"}).json()[
+                "state"] == "running" and time.monotonic() < deadline:
+            answered.append(client.get("/api/v1/search", params={"q": "FSDP"}).status_code)
+        status = client.get("/api/v1/admin/reindex", headers={"Authorization": f"Bearer {TOKEN}"}).json()
+        assert status["state"] == "done" and status["generation"] != before
+        assert set(answered) <= {200}
+        assert client.get("/readyz").json()["generation"] == status["generation"]
+
+
+def test_admin_routes_do_not_exist_without_a_token(seeded: Settings) -> None:
+    with InProcessClient(create_app(seeded)) as client:
+        assert client.request("POST", "/api/v1/admin/reindex").status_code in (404, 405)
+        assert "/api/v1/admin/reindex" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_a_failed_reingest_is_reported_and_the_data_keeps_serving(portal: Settings) -> None:
+    def failing(_settings: Settings) -> object:
+        raise RuntimeError("disk full")
+
+    reingester = Reingester(portal, failing)  # type: ignore[arg-type]
+    status = reingester.run()
+    assert status.state == "failed" and "disk full" in (status.error or "")
+
+
+def test_watch_reingests_when_content_changes(portal: Settings) -> None:
+    before = current_name(portal)
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch_content, args=(portal, stop), daemon=True)
+    watcher.start()
+    try:
+        time.sleep(0.5)  # the watcher is listening
+        (portal.content_dir / "new.en.md").write_text("# New\n\n## Does watching work?\n\nYes.\n", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while current_name(portal) == before and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        watcher.join(10)
+    assert current_name(portal) != before
+    with InProcessClient(create_app(portal)) as client:
+        titles = [hit["title"] for hit in client.get("/api/v1/search", params={"q": "watching"}).json()["results"]]
+    assert "Does watching work?" in titles
