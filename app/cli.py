@@ -1,4 +1,4 @@
-"""The `faq` command: ingest, serve, check, eval."""
+"""The `faq` command: ingest, serve, migrate, check, eval."""
 
 from __future__ import annotations
 
@@ -23,8 +23,15 @@ FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from app.generations import current_name, describe_failure
     from app.ingest.pipeline import IngestError, run_ingest
 
+    url = settings.resolved_database_url
+    try:
+        previous = current_name(settings)  # also fails fast, before the reading, when the database is unreachable
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line; nothing was touched)
+        print(f"faq ingest: {describe_failure(exc, url)}; nothing was changed", file=sys.stderr)
+        return EXIT_FAILED
     content = Path(args.content) if args.content else None
     try:
         report = run_ingest(settings, content_dir=content, progress=not args.quiet)
@@ -32,8 +39,10 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
         print(f"faq ingest: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:  # noqa: BLE001  (any failure: say so, keep the old data)
-        print(f"faq ingest: failed ({type(exc).__name__}: {exc}); the previous data is still "
-              "being served", file=sys.stderr)
+        outcome = (f"the previous data (generation {previous}) is still being served" if previous else
+                   "nothing was published and there is no previous data to serve; fix that and run `faq ingest` "
+                   "again")
+        print(f"faq ingest: failed ({describe_failure(exc, url)}); {outcome}", file=sys.stderr)
         return EXIT_FAILED
     by_lang = ", ".join(f"{lang} {n}" for lang, n in sorted(report.entries_by_lang.items()))
     print(f"documents:          {report.documents}")
@@ -63,15 +72,29 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     import time
 
+    from app.generations import describe_failure
     from app.ingest.store import reindex_generation
 
     started = time.perf_counter()
     try:
         target, entries = reindex_generation(settings)
     except Exception as exc:  # noqa: BLE001  (say what failed in one line; the current data stays)
-        print(f"faq reindex: failed ({type(exc).__name__}: {exc}); the current data is unchanged", file=sys.stderr)
+        print(f"faq reindex: failed ({describe_failure(exc, settings.resolved_database_url)}); the current data "
+              "is unchanged", file=sys.stderr)
         return EXIT_FAILED
     print(f"reindexed {entries} entries into generation {target.name} ({time.perf_counter() - started:.2f} s)")
+    return EXIT_OK
+
+
+def _migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from app.generations import describe_failure
+    from app.ingest.store import migrate_database
+
+    try:
+        print(migrate_database(settings))
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line)
+        print(f"faq migrate: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -89,11 +112,15 @@ def _log_to_stderr() -> None:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from app.generations import current_name
+    from app.generations import current_name, describe_failure
 
-    if current_name(settings) is None:
-        print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
-              "(pages answer 503 until then)", file=sys.stderr)
+    try:
+        if current_name(settings) is None:
+            print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
+                  "(pages answer 503 until then)", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001  (serve anyway: readers get 503 until the database answers)
+        print(f"faq serve: {describe_failure(exc, settings.resolved_database_url)} (pages answer 503 until then)",
+              file=sys.stderr)
     _log_to_stderr()
     if args.watch:
         from app.live import watch_content
@@ -264,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     reindex = commands.add_parser(
         "reindex", help="rebuild the search index from the database into a new generation and publish it")
     reindex.set_defaults(handler=_reindex)
+    migrate = commands.add_parser(
+        "migrate", help="bring the configured database to the latest schema revision (Alembic upgrade head)")
+    migrate.set_defaults(handler=_migrate)
     serve = commands.add_parser("serve", help="serve the pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1",
                        help="interface to listen on; 0.0.0.0 for every interface (default: %(default)s)")

@@ -1,7 +1,10 @@
 """The reader's view of the data: the current generation's database and searcher.
 
-Every request asks `DataStore.current()`, which costs one `stat` of the pointer file; when
-an ingest publishes a new generation, the engine and searcher are reopened once.
+Every request asks `DataStore.current()`, which costs one `stat` of the pointer file (on a
+server database: one look at the pointer row, at most once a second); when an ingest
+publishes a new generation, the engine and searcher are reopened once. On a server
+database a replica that has no index for the new generation builds one in the background
+and keeps serving the old generation until it is ready.
 """
 
 from __future__ import annotations
@@ -10,18 +13,33 @@ import itertools
 import logging
 import os
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, event, text
-from sqlmodel import Session, create_engine
+from sqlalchemy import Engine, event
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, create_engine, func, select
 from whoosh.searching import Searcher
 
 from app.config import Settings
-from app.generations import Generation, complete_generations, current_name, generation, is_sqlite, pointer_path
+from app.generations import (
+    COMPLETE_MARKER,
+    Generation,
+    complete_generations,
+    current_name,
+    describe_failure,
+    generation,
+    in_schema,
+    is_sqlite,
+    pointer_path,
+    read_pointer,
+)
+from app.ingest.store import build_local_index
+from app.models import Entry
 from app.search.index import open_index
 
 log = logging.getLogger(__name__)
@@ -54,15 +72,28 @@ class Snapshot:
 # file handles, so beyond the kept ones the pool opens more and closes them on return.
 REQUEST_THREADS = 32
 SERVER_CONNECTIONS = 10  # kept per process on a shared server database
+POINTER_POLL_SECONDS = 1.0  # how often a replica asks the server database which generation is current
+BUILD_RETRY_SECONDS = 30.0  # after a failed background index build, before the next attempt
 
 
-def _engine(url: str) -> Engine:
-    if not is_sqlite(url):
+def _engine(target: Generation) -> Engine:
+    """A read-only engine on `target`'s rows (its SQLite file, or its schema of the server database)."""
+    if target.schema is not None:
         # A server database bounds connections itself; the same stall applies past 10 + 54 at once.
-        return create_engine(url, pool_pre_ping=True, pool_size=SERVER_CONNECTIONS,
-                             max_overflow=2 * REQUEST_THREADS - SERVER_CONNECTIONS)
-    engine = create_engine(url, connect_args={"check_same_thread": False}, pool_size=REQUEST_THREADS,
-                           max_overflow=-1)
+        engine = create_engine(target.database_url, pool_pre_ping=True, pool_size=SERVER_CONNECTIONS,
+                               max_overflow=2 * REQUEST_THREADS - SERVER_CONNECTIONS)
+
+        @event.listens_for(engine, "connect")
+        def _read_only_server(dbapi_connection: Any, _record: Any) -> None:
+            # Readers never write: a bug cannot damage a published generation.
+            autocommit = dbapi_connection.autocommit
+            dbapi_connection.autocommit = True
+            dbapi_connection.execute("SET default_transaction_read_only = on")
+            dbapi_connection.autocommit = autocommit
+
+        return in_schema(engine, target.schema)
+    engine = create_engine(target.database_url, connect_args={"check_same_thread": False},
+                           pool_size=REQUEST_THREADS, max_overflow=-1)
 
     @event.listens_for(engine, "connect")
     def _read_only(dbapi_connection: Any, _record: Any) -> None:
@@ -74,14 +105,14 @@ def _engine(url: str) -> Engine:
 
 def _open_verified(target: Generation) -> Snapshot:
     """Open a generation and check that its database and index agree, or raise."""
-    if is_sqlite(target.database_url) and not (target.directory / "faq.db").is_file():
+    if target.schema is None and not (target.directory / "faq.db").is_file():
         raise FileNotFoundError(f"no database at {target.directory / 'faq.db'}")
-    engine = _engine(target.database_url)
+    engine = _engine(target)
     try:
         searcher = open_index(target.index_dir).searcher()
         try:
-            with engine.connect() as connection:
-                stored = connection.execute(text("SELECT count(*) FROM entry")).scalar_one()
+            with Session(engine) as session:
+                stored = session.exec(select(func.count()).select_from(Entry)).one()
             if searcher.doc_count() != stored:
                 raise ValueError(f"the index holds {searcher.doc_count()} entries, the database {stored}")
             _touch(searcher)
@@ -110,8 +141,14 @@ class DataStore:
         self.settings = settings
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
-        self._pointer_stamp: tuple[int, int] | None = None
+        self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
+        self._server = not is_sqlite(settings.resolved_database_url)
+        self._pointer_engine: Engine | None = None
+        self._poll_lock = threading.Lock()
+        self._polled: tuple[float, str | None] | None = None  # (when, the generation the pointer row named)
+        self._builder: threading.Thread | None = None
+        self._failed_builds: dict[str, float] = {}
 
     def current(self) -> Snapshot:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
@@ -122,10 +159,15 @@ class DataStore:
         with self._lock:
             if self._snapshot is not None and stamp == self._pointer_stamp:
                 return self._snapshot
-            name = current_name(self.settings)
+            name = self._polled_name() if self._server else current_name(self.settings)
             if name is None:
                 raise NoDataError("no data yet: run `faq ingest` first")
             if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)):
+                if not self._index_ready(name):
+                    if self._snapshot is not None:
+                        self._build_in_background(name)
+                        return self._snapshot  # the stamp stays old: asked again until the index is ready
+                    self._build_now(name)
                 old = self._snapshot
                 self._snapshot = self._open_good(name)
                 if old is not None:
@@ -134,13 +176,53 @@ class DataStore:
             return self._snapshot
 
     def open_snapshot(self) -> Snapshot | None:
-        """The current snapshot if it is open and the pointer has not moved: no I/O beyond a stat."""
+        """The current snapshot if it is open and the pointer has not moved: no I/O beyond a stat.
+
+        On a server database, only while the last poll of the pointer row is recent: asking
+        the database is for the thread pool, not the event loop.
+        """
         snapshot = self._snapshot
-        return snapshot if snapshot is not None and self._stamp() == self._pointer_stamp else None
+        if snapshot is None:
+            return None
+        if self._server:
+            polled = self._polled
+            recent = polled is not None and time.monotonic() - polled[0] < POINTER_POLL_SECONDS
+            return snapshot if recent and polled is not None and polled[1] == self._pointer_stamp else None
+        return snapshot if self._stamp() == self._pointer_stamp else None
 
     def fallback_for(self, name: str) -> str | None:
         """The generation served instead of `name` when `name` proved damaged, if any."""
         return self.fallback[1] if self.fallback and self.fallback[0] == name else None
+
+    def _index_ready(self, name: str) -> bool:
+        """Whether this replica has a complete local index for `name` (always so on SQLite)."""
+        return not self._server or (generation(self.settings, name).directory / COMPLETE_MARKER).is_file()
+
+    def _build_now(self, name: str) -> None:
+        """Build the local index of `name` while the first readers wait: there is nothing else to serve."""
+        try:
+            build_local_index(self.settings, name)
+        except Exception as exc:
+            raise NoDataError(f"cannot build the search index of generation {name} "
+                              f"({describe_failure(exc, self.settings.resolved_database_url)}); "
+                              "run `faq reindex` or `faq ingest`") from exc
+
+    def _build_in_background(self, name: str) -> None:
+        """Start building the local index of `name` unless a build runs or recently failed."""
+        if self._builder is not None and self._builder.is_alive():
+            return
+        if time.monotonic() - self._failed_builds.get(name, -BUILD_RETRY_SECONDS) < BUILD_RETRY_SECONDS:
+            return
+
+        def build() -> None:
+            try:
+                build_local_index(self.settings, name)
+            except Exception:
+                self._failed_builds[name] = time.monotonic()
+                log.exception("cannot build the search index of generation %s; still serving the previous one", name)
+
+        self._builder = threading.Thread(target=build, name=f"index-{name}", daemon=True)
+        self._builder.start()
 
     def _open_good(self, name: str) -> Snapshot:
         """Open generation `name`; if it is damaged, the newest complete generation that is not."""
@@ -165,12 +247,39 @@ class DataStore:
             return snapshot
         raise NoDataError(f"the data is damaged ({problems[0]}); run `faq ingest` to rebuild it")
 
-    def _stamp(self) -> tuple[int, int] | None:
+    def _stamp(self) -> object:
+        """What changes when a new generation is published: the pointer file's identity, or the row's name."""
+        if self._server:
+            return self._polled_name()
         try:
             stat = os.stat(pointer_path(self.settings))
         except FileNotFoundError:
             return None
         return (stat.st_mtime_ns, stat.st_ino)
+
+    def _polled_name(self) -> str | None:
+        """The generation the server database's pointer row names, asked at most once per poll interval."""
+        polled = self._polled
+        if polled is not None and time.monotonic() - polled[0] < POINTER_POLL_SECONDS:
+            return polled[1]
+        if not self._poll_lock.acquire(blocking=polled is None):
+            return polled[1] if polled is not None else None  # another thread is asking right now
+        try:
+            if self._pointer_engine is None:
+                self._pointer_engine = create_engine(self.settings.resolved_database_url, pool_size=1,
+                                                     max_overflow=0, pool_pre_ping=True)
+            try:
+                name = read_pointer(self._pointer_engine)
+            except SQLAlchemyError as exc:
+                problem = describe_failure(exc, self.settings.resolved_database_url)
+                if polled is None:
+                    raise NoDataError(problem) from exc
+                log.warning("%s; still serving generation %s", problem, polled[1])
+                name = polled[1]
+            self._polled = (time.monotonic(), name)
+            return name
+        finally:
+            self._poll_lock.release()
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -184,3 +293,6 @@ class DataStore:
             if self._snapshot is not None:
                 self._snapshot.close()
                 self._snapshot = None
+            if self._pointer_engine is not None:
+                self._pointer_engine.dispose()
+                self._pointer_engine = None

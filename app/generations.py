@@ -1,25 +1,41 @@
-"""Generations: each ingest builds a complete database and index, then one rename publishes it.
+"""Generations: each ingest builds a complete database and index, then one atomic step publishes it.
 
-`<data_dir>/CURRENT` names the generation readers should use. It is written to a temporary
-name and renamed, so a reader sees the old generation or the new one, never a mix.
+SQLite: every generation is a folder `<data_dir>/generations/<name>` holding its database
+file and search index; `<data_dir>/CURRENT` names the current one and is replaced by a rename.
+
+A server database (PostgreSQL): every generation's rows live in their own schema
+`gen_<name>`, and the one row of `public.current_generation` names the current generation;
+publishing updates that row in one transaction. The search index stays local to each
+replica (`<data_dir>/generations/<name>/index`): the ingest builds it on its own machine,
+and every other replica builds its own from the rows when it first sees the generation.
+
+Either way a reader sees the old generation or the new one, never a mix.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import Connection, Engine, NullPool, create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from app.config import Settings
+
+log = logging.getLogger(__name__)
 
 POINTER_NAME = "CURRENT"
 KEEP_GENERATIONS = 3
 COMPLETE_MARKER = "COMPLETE"  # written once a generation is built and verified
 BUILDER_MARKER = "BUILDING"  # the pid of the ingest building it
+SCHEMA_PREFIX = "gen_"
+POINTER_TABLE = "public.current_generation"
+PUBLISH_LOCK = 7_414_751  # pg_advisory_xact_lock key: one publication or clean-up at a time
 
 
 @dataclass(frozen=True)
@@ -30,6 +46,7 @@ class Generation:
     directory: Path
     database_url: str
     index_dir: Path
+    schema: str | None = None  # on a server database, the schema holding its rows
 
 
 def is_sqlite(url: str) -> bool:
@@ -37,30 +54,91 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def schema_name(name: str) -> str:
+    """The server database schema that holds generation `name`'s rows."""
+    return SCHEMA_PREFIX + name.lower()
+
+
 def generation(settings: Settings, name: str) -> Generation:
     """The locations of generation `name`."""
     directory = settings.data_dir / "generations" / name
     url = settings.resolved_database_url
     if is_sqlite(url):
-        url = f"sqlite:///{directory / 'faq.db'}"
-    return Generation(name=name, directory=directory, database_url=url, index_dir=directory / "index")
+        return Generation(name=name, directory=directory, database_url=f"sqlite:///{directory / 'faq.db'}",
+                          index_dir=directory / "index")
+    return Generation(name=name, directory=directory, database_url=url, index_dir=directory / "index",
+                      schema=schema_name(name))
+
+
+def in_schema(engine: Engine, schema: str | None) -> Engine:
+    """`engine` reading and writing the tables of `schema` (unchanged when None)."""
+    if schema is None:
+        return engine
+    return engine.execution_options(schema_translate_map={None: schema})
+
+
+def describe_failure(exc: BaseException, url: str) -> str:
+    """One line for what went wrong; an unreachable database is named with what to check."""
+    if isinstance(exc, OperationalError) and not is_sqlite(url):
+        where = make_url(url)
+        reason = " ".join((str(exc.orig).strip().splitlines() or [""])[0].split())
+        reason = reason.rsplit(" failed: ", 1)[-1] if reason.startswith("connection failed") else reason
+        return (f"cannot reach the database at {where.host or 'localhost'}:{where.port or 5432} ({reason}); "
+                "check FAQ_DATABASE_URL")
+    message = str(exc.orig) if isinstance(exc, DBAPIError) else str(exc)
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return f"{type(exc).__name__}: {first}"
 
 
 def pointer_path(settings: Settings) -> Path:
-    """The file that names the current generation."""
+    """The file that names the current generation (SQLite)."""
     return settings.data_dir / POINTER_NAME
 
 
 def current_name(settings: Settings) -> str | None:
     """The current generation's name, or None before the first ingest."""
+    url = settings.resolved_database_url
+    if not is_sqlite(url):
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            return read_pointer(engine)
+        finally:
+            engine.dispose()
     try:
         return str(json.loads(pointer_path(settings).read_text(encoding="utf-8"))["generation"])
     except (FileNotFoundError, KeyError, ValueError):
         return None
 
 
+def read_pointer(engine: Engine) -> str | None:
+    """The generation named by the server database's pointer row, or None before the first ingest."""
+    with engine.connect() as connection:
+        if connection.execute(text(f"SELECT to_regclass('{POINTER_TABLE}')")).scalar() is None:
+            return None
+        name = connection.execute(text(f"SELECT name FROM {POINTER_TABLE} WHERE id = 1")).scalar()
+    return None if name is None else str(name)
+
+
+def ensure_pointer_table(connection: Connection) -> None:
+    """Create the server database's pointer table if missing, holding the publication lock until commit."""
+    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PUBLISH_LOCK})
+    connection.execute(text(
+        f"CREATE TABLE IF NOT EXISTS {POINTER_TABLE} (id integer PRIMARY KEY CHECK (id = 1), "
+        "name text NOT NULL, published_at timestamptz NOT NULL DEFAULT now())"))
+
+
+def create_schema(new: Generation) -> None:
+    """Create the empty schema that will hold `new`'s rows."""
+    engine = create_engine(new.database_url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{new.schema}"'))
+    finally:
+        engine.dispose()
+
+
 def complete_generations(settings: Settings) -> list[str]:
-    """Names of the generations marked complete, newest first."""
+    """Names of the generations marked complete in the data directory, newest first."""
     root = settings.data_dir / "generations"
     if not root.is_dir():
         return []
@@ -73,16 +151,69 @@ def start_building(new: Generation) -> None:
     (new.directory / BUILDER_MARKER).write_text(str(os.getpid()), encoding="utf-8")
 
 
-def publish(settings: Settings, new: Generation) -> None:
-    """Mark `new` complete, make it the current generation (atomic rename), then tidy up old ones."""
+def mark_complete(new: Generation) -> None:
+    """Record that `new`'s folder is built and verified."""
     (new.directory / COMPLETE_MARKER).write_text(new.name, encoding="utf-8")
     (new.directory / BUILDER_MARKER).unlink(missing_ok=True)
+
+
+def publish(settings: Settings, new: Generation) -> None:
+    """Make the built and verified `new` the current generation in one atomic step, then tidy up."""
+    mark_complete(new)
+    if new.schema is not None:
+        _flip_pointer_row(new)
+        remove_old_local(settings, keep=new.name)
+        _drop_old_schemas(new)
+        return
     pointer = pointer_path(settings)
     temporary = pointer.with_name(f".{POINTER_NAME}.{os.getpid()}")
     temporary.write_text(json.dumps({"generation": new.name}), encoding="utf-8")
     os.replace(temporary, pointer)
     _link_configured_database(settings, new)
-    _remove_old(settings, keep=new.name)
+    remove_old_local(settings, keep=new.name)
+
+
+def _flip_pointer_row(new: Generation) -> None:
+    """Point the server database at `new`: one row, one transaction."""
+    engine = create_engine(new.database_url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            ensure_pointer_table(connection)
+            if connection.execute(text("SELECT to_regnamespace(:schema)"), {"schema": new.schema}).scalar() is None:
+                raise RuntimeError(f"schema {new.schema} of generation {new.name} vanished before publication")
+            connection.execute(text(
+                f"INSERT INTO {POINTER_TABLE} (id, name, published_at) VALUES (1, :name, now()) "
+                "ON CONFLICT (id) DO UPDATE SET name = excluded.name, published_at = excluded.published_at"),
+                {"name": new.name})
+    finally:
+        engine.dispose()
+
+
+def _drop_old_schemas(current: Generation) -> None:
+    """Drop the schemas of old generations, keeping the newest few for readers still on them.
+
+    Schemas newer than the current one belong to ingests still running and are left alone.
+    A schema that a reader holds locked is retried at the next publication.
+    """
+    assert current.schema is not None
+    engine = create_engine(current.database_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            schemas = connection.execute(text(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE :prefix ORDER BY nspname DESC"),
+                {"prefix": SCHEMA_PREFIX.replace("_", r"\_") + "%"}).scalars().all()
+        older = [schema for schema in schemas if schema <= current.schema]
+        for schema in older[KEEP_GENERATIONS:]:
+            try:
+                with engine.begin() as connection:
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": PUBLISH_LOCK})
+                    connection.execute(text("SET LOCAL lock_timeout = '2s'"))
+                    connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+            except DBAPIError as exc:
+                log.warning("old generation schema %s not dropped yet (%s)", schema,
+                            describe_failure(exc, current.database_url))
+    finally:
+        engine.dispose()
 
 
 def _link_configured_database(settings: Settings, new: Generation) -> None:
@@ -99,10 +230,11 @@ def _link_configured_database(settings: Settings, new: Generation) -> None:
     os.replace(temporary, link)
 
 
-def _remove_old(settings: Settings, keep: str) -> None:
-    """Keep the newest complete generations; remove older ones and what killed ingests left."""
+def remove_old_local(settings: Settings, keep: str) -> None:
+    """Keep the newest complete generation folders; remove older ones and what killed builds left."""
     root = settings.data_dir / "generations"
-    current = current_name(settings)
+    # On SQLite another ingest may have published meanwhile; on a server database `keep` is current.
+    current = current_name(settings) if is_sqlite(settings.resolved_database_url) else keep
     complete, abandoned = [], []
     for path in root.iterdir():
         if not path.is_dir():
@@ -118,7 +250,7 @@ def _remove_old(settings: Settings, keep: str) -> None:
 
 
 def _being_built(directory: Path) -> bool:
-    """Whether an ingest that is still running is building this folder."""
+    """Whether a process that is still running is building this folder."""
     try:
         pid = int((directory / BUILDER_MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -133,5 +265,16 @@ def _being_built(directory: Path) -> bool:
 
 
 def discard(new: Generation) -> None:
-    """Remove a generation that failed to build."""
+    """Remove a generation that failed to build: its folder and, on a server database, its schema."""
     shutil.rmtree(new.directory, ignore_errors=True)
+    if new.schema is None:
+        return
+    engine = create_engine(new.database_url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{new.schema}" CASCADE'))
+    except DBAPIError as exc:  # the database may be why the build failed; a later publication drops it
+        log.info("could not drop schema %s of the failed generation (%s)", new.schema,
+                    describe_failure(exc, new.database_url))
+    finally:
+        engine.dispose()

@@ -8,6 +8,7 @@ from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from app.config import get_settings
+from app.generations import is_sqlite
 
 target_metadata = SQLModel.metadata
 
@@ -21,6 +22,8 @@ def run_migrations() -> None:
             context.run_migrations()
         return
     url = context.config.get_main_option("sqlalchemy.url") or get_settings().resolved_database_url
+    if not is_sqlite(url):
+        raise SystemExit("on a server database every generation has its own schema: run `faq migrate`")
     engine = create_engine(url)
     with engine.connect() as conn:
         context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)

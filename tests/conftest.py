@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import NullPool, create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
+from app.generations import describe_failure
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
@@ -17,6 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
 SHARED = REPO.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# A throwaway local cluster (.ci/run creates it); tests make and drop their own databases on it.
+POSTGRES_URL = os.environ.get("FAQ_TEST_POSTGRES_URL", "")
 
 
 def require(path: Path, what: str) -> Path:
@@ -54,3 +61,49 @@ def client(seeded: Settings) -> Iterator[InProcessClient]:
 def shared() -> Path:
     """The shared folder beside the checkout (seeds, real corpus, eval queries)."""
     return require(SHARED, "the shared/ folder")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """FAQ_TEST_POSTGRES_URL once it answers; skip on a laptop without PostgreSQL, fail under CI."""
+    problem = "FAQ_TEST_POSTGRES_URL is not set (e.g. postgresql+psycopg://faq:faq@127.0.0.1:5432/faq)"
+    if POSTGRES_URL:
+        engine = create_engine(POSTGRES_URL, poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+            return POSTGRES_URL
+        except SQLAlchemyError as exc:
+            reason = describe_failure(exc, POSTGRES_URL).replace("FAQ_DATABASE_URL", "FAQ_TEST_POSTGRES_URL")
+            problem = f"PostgreSQL for the tests: {reason}"
+        finally:
+            engine.dispose()
+    if IN_CI:
+        pytest.fail(problem + " (required under CI=true)")
+    pytest.skip(problem)
+
+
+def fresh_postgres_database(server: str) -> Iterator[str]:
+    """A new empty database on `server` for one test (or module), dropped afterwards."""
+    name = f"faq_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """The URL of an empty PostgreSQL database of this test's own."""
+    yield from fresh_postgres_database(postgres_server)
+
+
+def pg_settings_for(tmp_path: Path, url: str, content: Path = CONTENT) -> Settings:
+    """Settings on the PostgreSQL database `url`, with their own data directory for the local index."""
+    return Settings(content_dir=content, data_dir=tmp_path / "data", database_url=url,
+                    _env_file=None)  # type: ignore[call-arg]

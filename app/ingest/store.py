@@ -1,23 +1,44 @@
-"""Write one complete generation: a migrated database, its rows, and the search index."""
+"""Write one complete generation: a migrated database (or schema), its rows, and the search index."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypedDict
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, delete, func, insert
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, NullPool, func, insert, text
+from sqlalchemy.engine import make_url
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from app.config import Settings
-from app.generations import Generation, current_name, discard, generation, is_sqlite, publish, start_building
+from app.generations import (
+    BUILDER_MARKER,
+    COMPLETE_MARKER,
+    POINTER_TABLE,
+    Generation,
+    create_schema,
+    current_name,
+    discard,
+    ensure_pointer_table,
+    generation,
+    in_schema,
+    is_sqlite,
+    publish,
+    remove_old_local,
+    schema_name,
+    start_building,
+)
 from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
 
@@ -47,13 +68,57 @@ class Batch:
     lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the database's schema to the latest Alembic revision."""
+def alembic_config() -> Config:
+    """The Alembic configuration of the portal's migrations."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def head_revision() -> str:
+    """The latest Alembic revision."""
+    return str(ScriptDirectory.from_config(alembic_config()).get_current_head())
+
+
+def migrate(engine: Engine, schema: str | None = None, revision: str = "head") -> None:
+    """Bring the database's tables (on a server database, those in `schema`) to an Alembic revision."""
+    config = alembic_config()
     with engine.begin() as connection:
+        if schema is not None:
+            # Alembic's ALTER statements ignore schema_translate_map: name the schema for this transaction.
+            connection.execute(text(f'SET LOCAL search_path TO "{schema}"'))
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, revision)
+
+
+def migrate_database(settings: Settings) -> str:
+    """`faq migrate`: bring the served generation's tables to the latest revision; one line saying so."""
+    url = settings.resolved_database_url
+    head = head_revision()
+    name = current_name(settings)
+    if is_sqlite(url):
+        if name is None:
+            return f"no data yet in {settings.data_dir}: `faq ingest` creates the database at revision {head}"
+        database = generation(settings, name).directory / "faq.db"
+        if not database.is_file():
+            raise FileNotFoundError(f"the current generation has no database ({database}); run `faq ingest`")
+        engine = create_engine(f"sqlite:///{database}")
+        try:
+            migrate(engine)
+        finally:
+            engine.dispose()
+        return f"database of generation {name} ({database}) is at revision {head}"
+    where = make_url(url).render_as_string(hide_password=True)
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            ensure_pointer_table(connection)
+        if name is None:
+            return f"database {where} is ready ({POINTER_TABLE}); no data yet: run `faq ingest`"
+        migrate(engine, schema_name(name))
+    finally:
+        engine.dispose()
+    return f"database {where}: generation {name} (schema {schema_name(name)}) is at revision {head}"
 
 
 def new_generation_name() -> str:
@@ -66,7 +131,7 @@ def store_generation(settings: Settings, batch: Batch) -> Generation:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     def write(engine: Engine, target: Generation) -> int:
-        migrate(engine)
+        migrate(engine, target.schema)
         _write_rows(engine, batch, target.name)
         return len(batch.entries)
 
@@ -84,16 +149,61 @@ def reindex_generation(settings: Settings) -> tuple[Generation, int]:
     source = generation(settings, name)
 
     def copy(engine: Engine, target: Generation) -> int:
-        if is_sqlite(source.database_url):
+        if source.schema is None:
             _copy_sqlite(source.directory / "faq.db", target.directory / "faq.db")
+        else:
+            migrate(engine, target.schema)
+            _copy_schema(engine, source, target)
         with Session(engine) as session:
             stored = session.exec(select(func.count()).select_from(Entry)).one()
-            if is_sqlite(target.database_url):
-                session.merge(Meta(key="generation", value=target.name))
-                session.commit()
+            session.merge(Meta(key="generation", value=target.name))
+            session.commit()
         return stored
 
     return _build_and_publish(settings, copy)
+
+
+def build_local_index(settings: Settings, name: str) -> Generation:
+    """This replica's search index for generation `name`, built from the server database's rows if missing.
+
+    Built in a private folder and renamed into place, so processes sharing the data
+    directory never see half an index; the first to finish wins.
+    """
+    target = generation(settings, name)
+    if (target.directory / COMPLETE_MARKER).is_file():
+        return target
+    folder = target.directory.with_name(f".build-{name}-{os.getpid()}-{threading.get_ident()}")
+    workspace = replace(target, directory=folder, index_dir=folder / "index")
+    start_building(workspace)
+    try:
+        engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
+        try:
+            with Session(engine) as session:
+                expected = session.exec(select(func.count()).select_from(Entry)).one()
+            indexed = build_index(workspace.index_dir, _indexed_entries(engine))
+            _verify(engine, workspace, indexed, expected)
+        finally:
+            engine.dispose()
+        (folder / COMPLETE_MARKER).write_text(name, encoding="utf-8")
+        _move_into_place(folder, target.directory)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    remove_old_local(settings, keep=name)
+    return target
+
+
+def _move_into_place(folder: Path, directory: Path) -> None:
+    """Rename a built folder to its generation's name, unless another process put a complete one there first."""
+    try:
+        os.rename(folder, directory)
+    except OSError:
+        if (directory / COMPLETE_MARKER).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        shutil.rmtree(directory, ignore_errors=True)  # what a killed build left
+        os.rename(folder, directory)
+    (directory / BUILDER_MARKER).unlink(missing_ok=True)
 
 
 def _build_and_publish(settings: Settings, write: Callable[[Engine, Generation], int]) -> tuple[Generation, int]:
@@ -102,8 +212,10 @@ def _build_and_publish(settings: Settings, write: Callable[[Engine, Generation],
     target = generation(settings, new_generation_name())
     start_building(target)
     try:
+        if target.schema is not None:
+            create_schema(target)
         # The engine connects lazily: `write` may put the database file in place first.
-        engine = create_engine(target.database_url)
+        engine = in_schema(create_engine(target.database_url), target.schema)
         try:
             expected = write(engine, target)
             indexed = build_index(target.index_dir, _indexed_entries(engine))
@@ -115,6 +227,28 @@ def _build_and_publish(settings: Settings, write: Callable[[Engine, Generation],
         raise
     publish(settings, target)
     return target, indexed
+
+
+def _copy_schema(engine: Engine, source: Generation, target: Generation) -> None:
+    """Copy every row of `source`'s schema into `target`'s (migrated) one; columns the source lacks keep defaults."""
+    with engine.begin() as connection:
+        for table in SQLModel.metadata.sorted_tables:
+            present = set(_columns(connection, source.schema, table.name))
+            columns = [f'"{name}"' for name in _columns(connection, target.schema, table.name) if name in present]
+            if not columns:
+                raise FileNotFoundError(f"generation {source.name} has no table {table.name} in schema "
+                                        f"{source.schema}; run `faq ingest`")
+            listed = ", ".join(columns)
+            # Schema and table names are ours (gen_<timestamp>, the models' tables), never user input.
+            connection.execute(text(f'INSERT INTO "{target.schema}"."{table.name}" ({listed}) '
+                                    f'SELECT {listed} FROM "{source.schema}"."{table.name}"'))
+
+
+def _columns(connection: Connection, schema: str | None, table: str) -> list[str]:
+    """The column names of `schema.table` in order (none when it does not exist)."""
+    return list(connection.execute(text(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = :schema AND table_name = :table "
+        "ORDER BY ordinal_position"), {"schema": schema, "table": table}).scalars())
 
 
 def _copy_sqlite(source: Path, target: Path) -> None:
@@ -141,12 +275,8 @@ def _verify(engine: Engine, target: Generation, indexed: int, expected: int) -> 
 
 
 def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
+    """Insert the batch's rows into the new generation's empty tables, in one transaction."""
     with Session(engine) as session:
-        if not is_sqlite(str(engine.url)):
-            # A shared server database: replace every row in one transaction, so readers
-            # see the old rows or the new ones.
-            for table in reversed(SQLModel.metadata.sorted_tables):
-                session.execute(delete(table))
         session.add_all(batch.documents)
         session.flush()
         session.add_all(batch.entries)

@@ -1,0 +1,194 @@
+"""PostgreSQL for real: the same portal, generations in schemas, one pointer row, replicas that follow it.
+
+Needs FAQ_TEST_POSTGRES_URL (`.ci/run` starts a local cluster): skipped on a laptop without
+it, failed under CI=true. Every test gets a database of its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import NullPool, create_engine, text
+from sqlmodel import select
+
+from app import db as db_module
+from app.config import Settings
+from app.db import DataStore
+from app.generations import KEEP_GENERATIONS, current_name, schema_name
+from app.ingest import store as store_module
+from app.ingest.pipeline import run_ingest
+from app.ingest.store import reindex_generation
+from app.main import create_app
+from app.models import Entry
+from app.web.inprocess import InProcessClient
+from tests.conftest import fresh_postgres_database, pg_settings_for
+
+FAQ = "# FAQ\n\n## {question}\n\n{answer}\n"
+
+
+@pytest.fixture(scope="module")
+def pg_seeded(postgres_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Settings on a database of this module's own holding an ingest of content/."""
+    for url in fresh_postgres_database(postgres_server):
+        settings = pg_settings_for(tmp_path_factory.mktemp("pg-seeded"), url)
+        run_ingest(settings, progress=False)
+        yield settings
+
+
+def _content(tmp_path: Path, question: str, answer: str) -> Path:
+    content = tmp_path / "content"
+    content.mkdir(exist_ok=True)
+    (content / "faq.md").write_text(FAQ.format(question=question, answer=answer), encoding="utf-8")
+    return content
+
+
+def _titles(client: InProcessClient, query: str = "answer") -> list[str]:
+    return [hit["title"] for hit in client.get("/api/v1/search", params={"q": query}).json()["results"]]
+
+
+def _schemas(url: str) -> list[str]:
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(text(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'gen\\_%' ORDER BY nspname")).scalars())
+    finally:
+        engine.dispose()
+
+
+def test_api_and_pages_answer_the_same_as_on_sqlite(pg_seeded: Settings, client: InProcessClient) -> None:
+    with InProcessClient(create_app(pg_seeded)) as pg:
+        assert pg.get("/healthz").json() == client.get("/healthz").json() == {
+            "status": "ok", "documents": 5, "entries": 68}
+        assert pg.get("/api/v1/documents").json() == client.get("/api/v1/documents").json()
+        for query in ("expandable_segments", "梯度", "FSDP"):
+            found = pg.get("/api/v1/search", params={"q": query}).json()["results"]
+            assert [hit["id"] for hit in found] == [
+                hit["id"] for hit in client.get("/api/v1/search", params={"q": query}).json()["results"]]
+        entry_id = found[0]["id"]
+        assert pg.get(f"/api/v1/entries/{entry_id}").json() == client.get(f"/api/v1/entries/{entry_id}").json()
+        for page in ("/", "/search?q=FSDP", f"/entries/{entry_id}", f"/documents/{found[0]['document']['id']}"):
+            response = pg.get(page)
+            assert response.status_code == 200 and '<html lang="' in response.text, page
+        assert pg.get("/api/v1/entries/no-such-entry").status_code == 404
+        assert pg.get("/readyz").json()["generation"] == current_name(pg_seeded)
+
+
+def test_each_generation_has_its_own_schema_and_old_ones_are_dropped(tmp_path: Path, postgres_url: str) -> None:
+    content = _content(tmp_path, "Why first?", "First answer.")
+    settings = pg_settings_for(tmp_path, postgres_url, content)
+    names = [run_ingest(settings, progress=False).generation for _ in range(KEEP_GENERATIONS + 1)]
+    assert current_name(settings) == names[-1]
+    assert _schemas(postgres_url) == [schema_name(name) for name in names[1:]]  # the oldest was dropped
+    engine = create_engine(postgres_url, poolclass=NullPool)
+    with engine.connect() as connection:  # nothing in public but the pointer
+        tables = connection.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).scalars()
+        assert list(tables) == ["current_generation"]
+    engine.dispose()
+
+
+def test_readers_see_the_old_generation_until_the_new_one_is_published(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = _content(tmp_path, "Why old?", "Old answer.")
+    settings = pg_settings_for(tmp_path, postgres_url, content)
+    run_ingest(settings, progress=False)
+    monkeypatch.setattr(db_module, "POINTER_POLL_SECONDS", 0.0)
+    seen_while_building: list[list[str]] = []
+    real_build_index = store_module.build_index
+
+    def observed_build_index(*args: object, **kwargs: object) -> int:
+        # The new rows are written and committed; the index is not built yet.
+        with InProcessClient(create_app(settings)) as reader:
+            seen_while_building.append(_titles(reader))
+        return real_build_index(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "build_index", observed_build_index)
+    _content(tmp_path, "Why new?", "New answer.")
+    run_ingest(settings, progress=False)
+    assert seen_while_building == [["Why old?"]]
+    with InProcessClient(create_app(settings)) as reader:
+        assert _titles(reader) == ["Why new?"]
+
+
+def test_a_failed_index_build_leaves_the_previous_generation_serving(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = _content(tmp_path, "Why old?", "Old answer.")
+    settings = pg_settings_for(tmp_path, postgres_url, content)
+    before = run_ingest(settings, progress=False).generation
+    monkeypatch.setattr(db_module, "POINTER_POLL_SECONDS", 0.0)
+    with InProcessClient(create_app(settings)) as reader:
+        assert _titles(reader) == ["Why old?"]
+
+        def broken_index(*_args: object, **_kwargs: object) -> int:
+            raise OSError("disk full while writing the index")
+
+        monkeypatch.setattr(store_module, "build_index", broken_index)
+        _content(tmp_path, "Why new?", "New answer.")
+        with pytest.raises(OSError, match="disk full"):
+            run_ingest(settings, progress=False)
+        assert current_name(settings) == before
+        assert _schemas(postgres_url) == [schema_name(before)]  # the half-built generation was dropped
+        assert _titles(reader) == ["Why old?"]
+        assert reader.get("/api/v1/documents").json()[0]["entry_count"] == 1
+        entry = reader.get("/api/v1/search", params={"q": "answer"}).json()["results"][0]
+        assert reader.get(entry["url"].replace("/entries/", "/api/v1/entries/")).json()["body_markdown"] == (
+            "Old answer.")
+
+
+def test_a_second_replica_follows_ingests_and_reindexes_of_the_first(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = _content(tmp_path, "Why old?", "Old answer.")
+    first = pg_settings_for(tmp_path / "first", postgres_url, content)
+    second = pg_settings_for(tmp_path / "second", postgres_url, content)
+    run_ingest(first, progress=False)
+    monkeypatch.setattr(db_module, "POINTER_POLL_SECONDS", 0.0)
+    with InProcessClient(create_app(second)) as replica:
+        assert _titles(replica) == ["Why old?"]  # its first request built its own index
+        _content(tmp_path, "Why new?", "New answer.")
+        published = run_ingest(first, progress=False).generation
+        _wait_for(replica, published)
+        assert _titles(replica) == ["Why new?"]
+        reindexed, _ = reindex_generation(first)
+        _wait_for(replica, reindexed.name)
+        assert _titles(replica) == ["Why new?"]
+    assert (second.data_dir / "generations" / reindexed.name / "index").is_dir()
+
+
+def _wait_for(replica: InProcessClient, name: str, timeout: float = 20.0) -> None:
+    """Until the replica serves generation `name` (it builds the index in the background meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while replica.get("/readyz").json()["generation"] != name:
+        assert time.monotonic() < deadline, f"the replica did not switch to {name} within {timeout} s"
+        time.sleep(0.05)
+
+
+def test_a_replica_keeps_serving_while_it_builds_the_new_index(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    content = _content(tmp_path, "Why old?", "Old answer.")
+    first = pg_settings_for(tmp_path / "first", postgres_url, content)
+    run_ingest(first, progress=False)
+    monkeypatch.setattr(db_module, "POINTER_POLL_SECONDS", 0.0)
+    replica = DataStore(pg_settings_for(tmp_path / "second", postgres_url, content))
+    old = replica.current().generation.name
+    building = []
+
+    def slow_build(settings: Settings, name: str) -> object:
+        building.append(name)
+        time.sleep(0.5)
+        return store_module.build_local_index(settings, name)
+
+    monkeypatch.setattr(db_module, "build_local_index", slow_build)
+    _content(tmp_path, "Why new?", "New answer.")
+    new = run_ingest(first, progress=False).generation
+    assert replica.current().generation.name == old  # not blocked: the old generation serves meanwhile
+    deadline = time.monotonic() + 20
+    while replica.current().generation.name != new:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert building == [new]
+    with replica.session() as session:
+        assert [entry.title for entry in session.exec(select(Entry))] == ["Why new?"]
+    replica.close()
