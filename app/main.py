@@ -12,7 +12,6 @@ import jieba
 from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from swagger_ui_bundle import swagger_ui_path
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
@@ -48,8 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = pages.html_lang  # one rule for every lang/hreflang attribute
-    # Swagger UI from a Python package, not a CDN: the portal runs on intranets.
-    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
+    # Swagger UI 5 is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     install_error_handlers(app)
 

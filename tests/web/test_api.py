@@ -124,8 +124,8 @@ def test_awkward_queries_never_fail(client: InProcessClient, query: str) -> None
 def test_openapi_and_docs_are_served_without_a_cdn(client: InProcessClient) -> None:
     assert client.get("/openapi.json").json()["paths"]["/api/v1/search"]
     docs = client.get("/docs").text
-    assert "/static/swagger/swagger-ui-bundle.js" in docs and "cdn." not in docs
-    assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in docs and "cdn." not in docs
+    assert client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js").status_code == 200
 
 
 def test_before_first_ingest_everything_says_to_ingest(tmp_path) -> None:  # type: ignore[no-untyped-def]
