@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Response
 
 from app.db import DataStore
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH
 from app.web.deps import ReaderDep, get_store
+from app.web.pages import NO_STORE
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
 
@@ -35,6 +36,7 @@ health_router = APIRouter(tags=["health"], responses=NO_DATA)
 @router.get("/search", response_model=SearchPage)
 def search(
     reader: ReaderDep,
+    response: Response,
     q: Annotated[str, Query(description="words, an identifier, or a pasted error", max_length=MAX_QUERY_LENGTH)],
     lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
@@ -50,8 +52,11 @@ def search(
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
-    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
+    page = reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
                          raw=syntax == "raw")
+    if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
+        response.headers["Cache-Control"] = NO_STORE
+    return page
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)

@@ -1,17 +1,22 @@
-"""HTTP basics: HEAD, gzip, fingerprinted static files."""
+"""HTTP basics: HEAD, gzip, fingerprinted static files, ETags."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from fastapi.routing import APIRoute
 
+from app.config import Settings
+from app.ingest.pipeline import run_ingest
+from app.main import create_app
 from app.web import pages
 from app.web.http import IMMUTABLE, SHORT
 from app.web.inprocess import InProcessClient
-from tests.conftest import REPO
+from tests.conftest import CONTENT, REPO, settings_for
 
 STATIC = REPO / "static"
 
@@ -102,3 +107,61 @@ def test_only_versioned_static_urls_are_cached_for_a_year(client: InProcessClien
     assert client.get("/static/css/portal.css").headers["cache-control"] == SHORT
     assert client.get("/static/css/portal.css?v=0000000000").headers["cache-control"] == SHORT  # stale link
     assert "immutable" not in client.get("/").headers.get("cache-control", "")
+
+
+# ------------------------------------------------------------------ ETag / 304
+
+
+def test_a_repeated_get_with_its_etag_is_304_with_the_same_headers(client: InProcessClient) -> None:
+    for path in ("/api/v1/documents", f"/entries/{_entry_id(client, 'fused_adam')}", "/search?q=fsdp",
+                 "/opensearch.xml"):
+        first = client.get(path)
+        etag = first.headers["etag"]
+        assert etag.startswith('W/"') and first.headers["cache-control"] == "no-cache", path
+        again = client.get(path, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.content == b"", path
+        assert again.headers["etag"] == etag and "frame-ancestors 'none'" in again.headers["content-security-policy"]
+        assert client.request("HEAD", path, headers={"If-None-Match": f'"other", {etag}'}).status_code == 304
+        assert client.get(path, headers={"If-None-Match": 'W/"something-else"'}).status_code == 200
+
+
+def test_etag_differs_by_query_and_by_the_readers_language_on_pages(client: InProcessClient) -> None:
+    english = client.get("/", headers={"Accept-Language": "en"})
+    chinese = client.get("/", headers={"Accept-Language": "zh-CN,zh;q=0.9"})
+    assert english.headers["etag"] != chinese.headers["etag"]
+    assert "Accept-Language" in english.headers["vary"]
+    assert client.get("/", headers={"Accept-Language": "zh-CN", "If-None-Match": english.headers["etag"]}
+                      ).status_code == 200
+    fsdp, cuda = client.get("/api/v1/search?q=fsdp"), client.get("/api/v1/search?q=cuda")
+    assert fsdp.headers["etag"] != cuda.headers["etag"]
+
+
+def test_errors_and_probes_carry_no_etag(client: InProcessClient) -> None:
+    assert "etag" not in client.get("/api/v1/entries/no-such-entry").headers
+    assert "etag" not in client.get("/healthz").headers
+    assert "etag" not in client.get("/readyz").headers
+
+
+def test_a_search_cut_short_by_its_budget_is_never_tagged(seeded: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search import query
+
+    monkeypatch.setattr(query, "SEARCH_BUDGET", 0.0)
+    with InProcessClient(create_app(seeded)) as http:
+        for path in ("/api/v1/search?q=CUDA+out+of+memory", "/search?q=CUDA+out+of+memory"):
+            response = http.get(path)
+            assert response.status_code == 200 and "etag" not in response.headers, path
+            assert response.headers["cache-control"] == "no-store"
+
+
+def test_a_new_generation_changes_every_etag(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    shutil.copy(CONTENT / "llama-recipes-faq.en.md", content)
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as http:
+        before = http.get("/api/v1/documents").headers["etag"]
+        assert http.get("/api/v1/documents", headers={"If-None-Match": before}).status_code == 304
+        run_ingest(settings, progress=False)  # same content, new generation
+        after = http.get("/api/v1/documents", headers={"If-None-Match": before})
+    assert after.status_code == 200 and after.headers["etag"] != before
