@@ -15,7 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
-from app.web import api, pages
+from app.web import api, pages, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
 
@@ -61,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     app.include_router(api.router)
+    app.include_router(suggest.router)
     app.include_router(api.health_router)
     app.include_router(pages.router)
 

@@ -247,6 +247,15 @@ class Reader:
             self.snapshot.cache[key] = cached
         return cached
 
+    # ------------------------------------------------------------ browser integration
+
+    def entry_titles(self) -> list[tuple[str, str, str, str]]:
+        """Every entry as (id, lang, title, its document's title), for search-box completions."""
+        rows = self.session.execute(
+            select_columns(col(Entry.id), col(Entry.lang), col(Entry.title), col(Document.title))
+            .join(Document, col(Document.id) == col(Entry.document_id)).order_by(col(Entry.id)))
+        return [(id_, lang, title, document) for id_, lang, title, document in rows]
+
     # ------------------------------------------------------------ counts
 
     def health(self) -> Health:

@@ -1,4 +1,4 @@
-"""HTTP basics: HEAD, gzip, fingerprinted static files, ETags."""
+"""HTTP basics and browser integration: HEAD, gzip, fingerprinted static files, ETags, suggestions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import hashlib
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.routing import APIRoute
@@ -16,9 +17,11 @@ from app.main import create_app
 from app.web import pages
 from app.web.http import IMMUTABLE, SHORT
 from app.web.inprocess import InProcessClient
+from app.web.suggest import Title, TitleIndex
 from tests.conftest import CONTENT, REPO, settings_for
 
 STATIC = REPO / "static"
+EMPTY = ["", [], [], []]
 
 
 def _entry_id(client: InProcessClient, query: str, lang: str = "any") -> str:
@@ -28,7 +31,7 @@ def _entry_id(client: InProcessClient, query: str, lang: str = "any") -> str:
 def _get_paths(client: InProcessClient) -> list[str]:
     """One real URL for every GET route: those in the API schema, the pages, /docs and a static file."""
     samples = {"{entry_id}": _entry_id(client, "FSDP"), "{document_id}": "llama-recipes-faq-en"}
-    queries = {"/api/v1/search": "?q=fsdp", "/search": "?q=fsdp"}
+    queries = {"/api/v1/search": "?q=fsdp", "/search": "?q=fsdp", "/api/v1/suggest": "?q=fsdp"}
     schema = client.get("/openapi.json").json()
     documented = [path for path, operations in schema["paths"].items() if "get" in operations]
     routes = [*documented, *(r.path for r in pages.router.routes if isinstance(r, APIRoute) and "GET" in r.methods)]
@@ -46,7 +49,7 @@ def _get_paths(client: InProcessClient) -> list[str]:
 
 def test_head_answers_like_get_on_every_get_route(client: InProcessClient) -> None:
     paths = _get_paths(client)
-    assert {"/", "/docs", "/openapi.json", "/api/v1/documents", "/opensearch.xml"} <= set(paths)
+    assert {"/", "/docs", "/openapi.json", "/api/v1/documents", "/api/v1/suggest?q=fsdp"} <= set(paths)
     for path in paths:
         get, head = client.get(path), client.request("HEAD", path)
         assert head.status_code == get.status_code == 200, path
@@ -114,7 +117,7 @@ def test_only_versioned_static_urls_are_cached_for_a_year(client: InProcessClien
 
 def test_a_repeated_get_with_its_etag_is_304_with_the_same_headers(client: InProcessClient) -> None:
     for path in ("/api/v1/documents", f"/entries/{_entry_id(client, 'fused_adam')}", "/search?q=fsdp",
-                 "/opensearch.xml"):
+                 "/opensearch.xml", "/api/v1/suggest?q=fsdp"):
         first = client.get(path)
         etag = first.headers["etag"]
         assert etag.startswith('W/"') and first.headers["cache-control"] == "no-cache", path
@@ -165,3 +168,109 @@ def test_a_new_generation_changes_every_etag(tmp_path: Path) -> None:
         run_ingest(settings, progress=False)  # same content, new generation
         after = http.get("/api/v1/documents", headers={"If-None-Match": before})
     assert after.status_code == 200 and after.headers["etag"] != before
+
+
+# ------------------------------------------------------------------ suggestions
+
+
+def _suggest(client: InProcessClient, q: str, **headers: str) -> Any:
+    response = client.get("/api/v1/suggest", params={"q": q}, headers=headers)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/x-suggestions+json"
+    body = response.json()
+    assert len(body) == 4 and len(body[1]) == len(body[2]) == len(body[3])
+    return body
+
+
+def test_suggest_completes_a_title_prefix_in_the_opensearch_format(client: InProcessClient) -> None:
+    query, titles, descriptions, urls = _suggest(client, "how do peft")
+    assert query == "how do peft"
+    assert titles[0] == "How do PEFT methods work with FSDP in terms of grad requirements/layer freezing?"
+    assert descriptions[0] == "FAQ"
+    entry = client.get(urls[0].replace("/entries/", "/api/v1/entries/")).json()
+    assert entry["title"] == titles[0]
+
+
+def test_suggest_matches_words_inside_titles_in_both_languages(client: InProcessClient) -> None:
+    _, titles, _, _ = _suggest(client, "fsdp")
+    assert titles[0].startswith("FSDP 如何")  # a title that starts with it comes before one with it inside
+    assert "How does FSDP handles mixed grad requirements?" in titles
+    _, titles, _, _ = _suggest(client, "mixed grad")
+    assert titles == ["How does FSDP handles mixed grad requirements?"]
+    _, titles, _, _ = _suggest(client, "memory cuda")  # every word, in any order
+    assert "How to handle CUDA memory fragmentations during fine-tuning that may lead into an OOM?" in titles
+
+
+def test_suggest_completes_chinese_from_the_middle_and_from_traditional(client: InProcessClient) -> None:
+    fragment = "在微调期间如何处理可能导致 OOM 的 CUDA 内存碎片化？"
+    assert _suggest(client, "内存碎片")[1][0] == fragment
+    assert _suggest(client, "內存碎片")[1][0] == fragment  # Traditional 內 finds Simplified 内
+    assert _suggest(client, "保存")[1][:2] == ["保存出错", "保存时发生OOM"]  # shortest first
+
+
+def test_suggest_matches_only_at_word_starts(client: InProcessClient) -> None:
+    assert _suggest(client, "emory")[1] == []  # inside "memory": not a word someone types
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 201, "中" * 300])
+def test_suggest_empty_or_over_long_gets_empty_lists(client: InProcessClient, query: str) -> None:
+    assert _suggest(client, query) == EMPTY
+
+
+@pytest.mark.parametrize("query", ["(((", "\\", ".*", "[", "a" * 200, "\x00", "<script>", "?", "🚀"])
+def test_suggest_awkward_queries_never_fail(client: InProcessClient, query: str) -> None:
+    assert _suggest(client, query)[0] == query
+
+
+def test_suggest_without_q_gets_empty_lists(client: InProcessClient) -> None:
+    assert client.get("/api/v1/suggest").json() == EMPTY
+
+
+def test_suggest_links_are_absolute_from_configuration_only(seeded: Settings) -> None:
+    configured = seeded.model_copy(update={"public_url": "https://faq.intranet/"})
+    with InProcessClient(create_app(configured)) as http:
+        urls = http.get("/api/v1/suggest", params={"q": "fsdp"}, headers={"Host": "evil.example"}).json()[3]
+    assert urls and all(u.startswith("https://faq.intranet/entries/") for u in urls)
+
+
+def test_title_index_ranks_prefix_then_word_then_all_words_and_drops_duplicates() -> None:
+    titles = [Title("a", "en", "Why is the cache slow?", "d"), Title("b", "en", "Cache misses", "d"),
+              Title("c", "en", "Slow cache after restart", "d"), Title("d", "zh", "Cache misses", "d2"),
+              Title("e", "en", "Precache the index", "d")]
+    index = TitleIndex(titles)
+    assert [t.id for t in index.complete("cache")] == ["b", "a", "c"]  # prefix, then shorter first
+    assert [t.id for t in index.complete("cache slow")] == ["a", "c"]
+    chinese_first = TitleIndex([Title("e", "en", "内存 memory", "d"), Title("z", "zh", "内存不足", "d")])
+    assert [t.id for t in chinese_first.complete("内存")] == ["z", "e"]  # the query's script first
+    assert [t.id for t in chinese_first.complete("memory")] == ["e"]
+    assert [t.id for t in index.complete("cache", limit=1)] == ["b"]
+    assert index.complete("") == [] and index.complete("precache")[0].id == "e"
+
+
+# ------------------------------------------------------------------ OpenSearch
+
+
+def test_opensearch_offers_suggestions_at_the_configured_address(client: InProcessClient, seeded: Settings) -> None:
+    body = client.get("/opensearch.xml").text
+    assert '<Url type="application/x-suggestions+json" method="get" template="/api/v1/suggest?q={searchTerms}"/>' \
+        in body
+    configured = seeded.model_copy(update={"public_url": "https://faq.intranet"})
+    with InProcessClient(create_app(configured)) as http:
+        body = http.get("/opensearch.xml", headers={"Host": "evil.example"}).text
+    assert 'template="https://faq.intranet/api/v1/suggest?q={searchTerms}"' in body and "evil.example" not in body
+
+
+def test_openapi_documents_the_suggest_route_with_its_media_type(client: InProcessClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/api/v1/suggest"]["get"]
+    assert set(operation["responses"]["200"]["content"]) == {"application/x-suggestions+json"}
+    (q,) = operation["parameters"]
+    assert q["name"] == "q" and q["required"] is False
+    assert "application/problem+json" in operation["responses"]["503"]["content"]
+
+
+def test_docs_page_serves_the_vendored_swagger_ui_5(client: InProcessClient) -> None:
+    page = client.get("/docs").text
+    assert '<html lang="en">' in page and "/static/swagger/" not in page
+    bundle = client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js").text
+    assert "SwaggerUIBundle" in bundle and '"5.' in bundle
+    assert client.get("/openapi.json").json()["openapi"].startswith("3.1")
