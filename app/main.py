@@ -15,7 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
-from app.web import api, pages, suggest
+from app.web import api, pages, site, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
 
@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(suggest.router)
     app.include_router(api.health_router)
+    app.include_router(site.router)
     app.include_router(pages.router)
 
     # Middleware runs outermost last-added: HEAD → gzip → security headers → ETag/304 → routes.

@@ -39,7 +39,7 @@ def test_docs_lists_the_operations_offline_without_errors(server: str) -> None:
             page_text = tab.locator("body").inner_text()
         finally:
             browser.close()
-    assert "/api/v1/search" in paths and "/api/v1/suggest" in paths, paths
+    assert "/api/v1/search" in paths and "/api/v1/suggest" in paths and "/sitemap.xml" in paths, paths
     assert "OAS 3.1" in versions, versions
     assert "does not specify a valid version field" not in page_text
     assert errors == []

@@ -1,10 +1,11 @@
-"""HTTP basics and browser integration: HEAD, gzip, fingerprinted static files, ETags, suggestions."""
+"""HTTP basics and browser integration: HEAD, gzip, fingerprinted static files, ETags, suggestions, sitemap."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ from tests.conftest import CONTENT, REPO, settings_for
 
 STATIC = REPO / "static"
 EMPTY = ["", [], [], []]
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
 
 
 def _entry_id(client: InProcessClient, query: str, lang: str = "any") -> str:
@@ -49,7 +52,7 @@ def _get_paths(client: InProcessClient) -> list[str]:
 
 def test_head_answers_like_get_on_every_get_route(client: InProcessClient) -> None:
     paths = _get_paths(client)
-    assert {"/", "/docs", "/openapi.json", "/api/v1/documents", "/api/v1/suggest?q=fsdp"} <= set(paths)
+    assert {"/", "/docs", "/openapi.json", "/api/v1/documents", "/sitemap.xml", "/favicon.ico"} <= set(paths)
     for path in paths:
         get, head = client.get(path), client.request("HEAD", path)
         assert head.status_code == get.status_code == 200, path
@@ -117,7 +120,7 @@ def test_only_versioned_static_urls_are_cached_for_a_year(client: InProcessClien
 
 def test_a_repeated_get_with_its_etag_is_304_with_the_same_headers(client: InProcessClient) -> None:
     for path in ("/api/v1/documents", f"/entries/{_entry_id(client, 'fused_adam')}", "/search?q=fsdp",
-                 "/opensearch.xml", "/api/v1/suggest?q=fsdp"):
+                 "/sitemap.xml", "/api/v1/suggest?q=fsdp"):
         first = client.get(path)
         etag = first.headers["etag"]
         assert etag.startswith('W/"') and first.headers["cache-control"] == "no-cache", path
@@ -247,7 +250,7 @@ def test_title_index_ranks_prefix_then_word_then_all_words_and_drops_duplicates(
     assert index.complete("") == [] and index.complete("precache")[0].id == "e"
 
 
-# ------------------------------------------------------------------ OpenSearch
+# ------------------------------------------------------------------ OpenSearch, sitemap, robots, favicon
 
 
 def test_opensearch_offers_suggestions_at_the_configured_address(client: InProcessClient, seeded: Settings) -> None:
@@ -258,14 +261,63 @@ def test_opensearch_offers_suggestions_at_the_configured_address(client: InProce
     with InProcessClient(create_app(configured)) as http:
         body = http.get("/opensearch.xml", headers={"Host": "evil.example"}).text
     assert 'template="https://faq.intranet/api/v1/suggest?q={searchTerms}"' in body and "evil.example" not in body
+    assert ">https://faq.intranet/favicon.ico</Image>" in body
 
 
-def test_openapi_documents_the_suggest_route_with_its_media_type(client: InProcessClient) -> None:
-    operation = client.get("/openapi.json").json()["paths"]["/api/v1/suggest"]["get"]
-    assert set(operation["responses"]["200"]["content"]) == {"application/x-suggestions+json"}
-    (q,) = operation["parameters"]
+def _sitemap(http: InProcessClient) -> dict[str, dict[str, str]]:
+    """Each <loc> with its alternates, hreflang → href."""
+    response = http.get("/sitemap.xml", headers={"Host": "evil.example"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/xml")
+    root = ET.fromstring(response.content)
+    return {url.findtext(f"{SITEMAP}loc") or "": {link.get("hreflang") or "": link.get("href") or ""
+                                                  for link in url.findall(f"{XHTML}link")}
+            for url in root.findall(f"{SITEMAP}url")}
+
+
+def test_sitemap_lists_home_documents_and_entries_with_language_alternates(client: InProcessClient,
+                                                                         seeded: Settings) -> None:
+    configured = seeded.model_copy(update={"public_url": "https://faq.intranet/"})
+    with InProcessClient(create_app(configured)) as http:
+        urls = _sitemap(http)
+    base = "https://faq.intranet"
+    documents = client.get("/api/v1/documents").json()
+    entries = [e for d in documents for e in client.get(f"/api/v1/documents/{d['id']}").json()["entries"]]
+    assert set(urls) == {f"{base}/"} | {f"{base}/documents/{d['id']}" for d in documents} | {
+        f"{base}{e['url']}" for e in entries}
+    english = client.get(f"/api/v1/entries/{_entry_id(client, 'PYTORCH_CUDA_ALLOC_CONF', 'en')}").json()
+    (chinese,) = english["translations"]
+    assert urls[f"{base}{english['url']}"] == {"en": f"{base}{english['url']}", "zh-Hans": f"{base}{chinese['url']}"}
+    assert urls[f"{base}{chinese['url']}"] == urls[f"{base}{english['url']}"]
+    assert urls[f"{base}/documents/llama-recipes-faq-en"]["zh-Hans"] == f"{base}/documents/llama-recipes-faq-zh"
+    alone = client.get("/api/v1/documents/training-env-troubleshooting-zh").json()
+    assert urls[f"{base}/documents/{alone['id']}"] == {}
+
+
+def test_robots_allows_everything_and_points_at_the_sitemap(client: InProcessClient, seeded: Settings) -> None:
+    body = client.get("/robots.txt").text
+    assert body.startswith("User-agent: *\nAllow: /\n") and "Sitemap: /sitemap.xml" in body
+    configured = seeded.model_copy(update={"public_url": "https://faq.intranet"})
+    with InProcessClient(create_app(configured)) as http:
+        body = http.get("/robots.txt", headers={"Host": "evil.example"}).text
+    assert "Sitemap: https://faq.intranet/sitemap.xml\n" in body and "evil.example" not in body
+
+
+def test_favicon_ico_is_a_real_icon(client: InProcessClient) -> None:
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.headers["content-type"] == "image/x-icon"
+    assert response.content[:4] == b"\x00\x00\x01\x00" and response.content == (STATIC / "favicon.ico").read_bytes()
+    assert "max-age" in response.headers["cache-control"]
+
+
+def test_openapi_documents_the_new_routes_with_their_media_types(client: InProcessClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    media = {path: set(paths[path]["get"]["responses"]["200"]["content"])
+             for path in ("/api/v1/suggest", "/sitemap.xml", "/robots.txt", "/favicon.ico")}
+    assert media == {"/api/v1/suggest": {"application/x-suggestions+json"}, "/sitemap.xml": {"application/xml"},
+                     "/robots.txt": {"text/plain"}, "/favicon.ico": {"image/x-icon"}}
+    (q,) = paths["/api/v1/suggest"]["get"]["parameters"]
     assert q["name"] == "q" and q["required"] is False
-    assert "application/problem+json" in operation["responses"]["503"]["content"]
+    assert "application/problem+json" in paths["/sitemap.xml"]["get"]["responses"]["503"]["content"]
 
 
 def test_docs_page_serves_the_vendored_swagger_ui_5(client: InProcessClient) -> None:
