@@ -10,14 +10,14 @@ from pathlib import Path
 import anyio
 import jieba
 from fastapi import FastAPI, Request, Response
-from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from swagger_ui_bundle import swagger_ui_path
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
-from app.web import api, pages
+from app.web import api, pages, site, suggest
 from app.web.errors import install_error_handlers
+from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
 from app.web.operations import install_operations
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,9 +49,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = pages.html_lang  # one rule for every lang/hreflang attribute
-    # Swagger UI from a Python package, not a CDN: the portal runs on intranets.
-    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.
+    static = FingerprintedStatic(ROOT / "static")
+    app.state.templates.env.globals["static_url"] = static.url  # /static/…?v=<content hash>
+    app.mount("/static", static, name="static")
     install_error_handlers(app)
 
     @app.get("/docs", include_in_schema=False)
@@ -61,25 +62,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     app.include_router(api.router)
+    app.include_router(suggest.router)
     app.include_router(api.health_router)
     install_operations(app)
+    app.include_router(site.router)
     app.include_router(pages.router)
 
-    @app.middleware("http")
-    async def security_headers(request, call_next):  # type: ignore[no-untyped-def]
-        response = await call_next(request)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        # Swagger UI sets inline styles on its elements; scripts stay 'self' everywhere.
-        styles = "'self' 'unsafe-inline'" if request.url.path.startswith("/docs") else "'self'"
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            f"default-src 'self'; img-src 'self' data:; style-src {styles}; script-src 'self'; "
-            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-        )
-        return response
-
+    # Middleware runs outermost last-added: HEAD → gzip → security headers → ETag/304 → routes.
+    app.add_middleware(ConditionalGet, store=store, code=code_fingerprint(ROOT))
+    app.add_middleware(SecurityHeaders)
+    # Level 6, not 9: on the Swagger bundle 9 takes a third more CPU to save 0.4 %.
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
+    app.add_middleware(HeadAsGet)
     return app
 
 

@@ -254,6 +254,37 @@ class Reader:
             self.snapshot.cache[key] = cached
         return cached
 
+    # ------------------------------------------------------------ browser integration
+
+    def entry_titles(self) -> list[tuple[str, str, str, str]]:
+        """Every entry as (id, lang, title, its document's title), for search-box completions."""
+        rows = self.session.execute(
+            select_columns(col(Entry.id), col(Entry.lang), col(Entry.title), col(Document.title))
+            .join(Document, col(Document.id) == col(Entry.document_id)).order_by(col(Entry.id)))
+        return [(id_, lang, title, document) for id_, lang, title, document in rows]
+
+    def site_pages(self) -> list[tuple[str, str, list[tuple[str, str]]]]:
+        """Every document and entry page as (url, lang, its translations as (lang, url)), for the sitemap."""
+        documents = self.session.execute(
+            select_columns(col(Document.id), col(Document.lang)).order_by(col(Document.path))).all()
+        document_links = self.session.execute(select_columns(col(DocumentLink.source_id),
+                                                             col(DocumentLink.target_id))).all()
+        entries = self.session.execute(select_columns(col(Entry.id), col(Entry.lang)).join(
+            Document, col(Document.id) == col(Entry.document_id)).order_by(col(Document.path), col(Entry.position))
+        ).all()
+        entry_links = self.session.execute(select_columns(col(EntryLink.source_id), col(EntryLink.target_id))
+                                           .where(col(EntryLink.kind) == "translation")).all()
+        pages: list[tuple[str, str, list[tuple[str, str]]]] = []
+        for rows, links, url in ((documents, document_links, document_url), (entries, entry_links, entry_url)):
+            lang_of = {id_: lang for id_, lang in rows}
+            translations: dict[str, list[str]] = {}
+            for source, target in links:
+                translations.setdefault(source, []).append(target)
+            for id_, lang in rows:
+                others = sorted(translations.get(id_, []))
+                pages.append((url(id_), lang, [(lang_of[o], url(o)) for o in others if o in lang_of]))
+        return pages
+
     # ------------------------------------------------------------ counts
 
     def health(self) -> Health:

@@ -59,6 +59,24 @@ def bench_server(data: Path, queries: list[str], rounds: int, cache: bool) -> tu
     return cold, latencies
 
 
+def keystrokes(titles: list[str], longest: int = 12) -> list[str]:
+    """What a reader types on the way to each title: its first 1, 2, … `longest` characters."""
+    return [title[:n] for title in titles for n in range(1, min(len(title), longest) + 1) if title[:n].strip()]
+
+
+def bench_suggest(data: Path) -> list[float]:
+    """Per-request latencies of /api/v1/suggest over HTTP, one request per keystroke towards every title."""
+    typed = keystrokes([e.title for e in all_entries(Settings(data_dir=data, database_url=""))])
+    with running_server({"FAQ_DATA_DIR": str(data)}, ready_path="/api/v1/suggest?q=a") as (base, _), \
+            httpx.Client(timeout=10) as client:
+        latencies = []
+        for text in typed:
+            t0 = time.perf_counter()
+            client.get(base + "/api/v1/suggest", params={"q": text}).raise_for_status()
+            latencies.append((time.perf_counter() - t0) * 1000)
+    return latencies
+
+
 Pool = dict[str, tuple[list[str], list[str]]]
 
 
@@ -145,6 +163,9 @@ def main() -> int:
             rows.append((f"cold start, {label} (s)", f"{cold:.2f}", ""))
             rows.append((f"search over HTTP, {label} (ms)", f"p50 {_percentile(latencies, 0.5):.1f}",
                          f"p95 {_percentile(latencies, 0.95):.1f}  n={len(latencies)}"))
+        suggest = bench_suggest(Path(data))
+        rows.append(("suggest over HTTP, per keystroke (ms)", f"p50 {_percentile(suggest, 0.5):.1f}",
+                     f"p95 {_percentile(suggest, 0.95):.1f}  n={len(suggest)}"))
         pool = _pool(Path(data))
     size = int(os.environ.get("BENCH_ENTRIES", "10000"))
     rows += bench_large(pool, size, query_count=int(os.environ.get("BENCH_QUERIES", "200")))

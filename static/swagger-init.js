@@ -6,5 +6,6 @@ window.addEventListener("load", function () {
     presets: [SwaggerUIBundle.presets.apis],
     layout: "BaseLayout",
     deepLinking: true,
+    validatorUrl: null, // never ask validator.swagger.io (another origin) about the schema
   });
 });

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from sqlmodel import Session
 
@@ -16,6 +16,7 @@ from app.db import DataStore
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
 from app.web.deps import ReaderDep, get_store
+from app.web.pages import NO_STORE
 from app.web.params import MAX_OFFSET, QUERY_PATTERN, LangParam, clean_query, language_filter
 
 
@@ -37,6 +38,7 @@ health_router = APIRouter(tags=["health"], responses=NO_DATA)
 @router.get("/search", response_model=SearchPage)
 def search(
     reader: ReaderDep,
+    response: Response,
     q: Annotated[str, Query(description="words, an identifier, or a pasted error", max_length=MAX_QUERY_LENGTH,
                             pattern=QUERY_PATTERN)],
     lang: Annotated[LangParam, Query(description="en, zh or any")] = "any",
@@ -53,8 +55,11 @@ def search(
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
-    return reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
+    page = reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
                          raw=syntax == "raw")
+    if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
+        response.headers["Cache-Control"] = NO_STORE
+    return page
 
 
 @router.get("/entries/{entry_id}", response_model=EntryDetail)

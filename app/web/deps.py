@@ -39,3 +39,4 @@ def get_reader(store: Annotated[DataStore, Depends(get_store)],
 
 ReaderDep = Annotated[Reader, Depends(get_reader)]
 SettingsDep = Annotated[Settings, Depends(get_settings_dep)]
+StoreDep = Annotated[DataStore, Depends(get_store)]

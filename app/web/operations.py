@@ -6,12 +6,12 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db import DataStore
 from app.live import Reingester
@@ -81,16 +81,37 @@ def install_operations(app: FastAPI) -> None:
         response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
-    @app.middleware("http")
-    async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    app.add_middleware(Observe)
+
+
+class Observe:
+    """Counts and logs every request (plain ASGI: it must not make responses stream, which gzip would pay for)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on; count and log it when answered."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         started = time.perf_counter()
-        response = await call_next(request)
-        seconds = time.perf_counter() - started
-        route = getattr(request.scope.get("route"), "path", "unmatched")  # the template: no ids, no queries
-        observe_request(request.method, route, response.status_code, seconds)
-        if access_log.isEnabledFor(logging.INFO):
-            access_log.info(json.dumps({
-                "time": round(time.time(), 3), "method": request.method, "route": route,
-                "path": request.url.path, "status": response.status_code, "ms": round(seconds * 1000, 1),
-            }, ensure_ascii=False))
-        return response
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            seconds = time.perf_counter() - started
+            route = getattr(scope.get("route"), "path", "unmatched")  # the template: no ids, no queries
+            observe_request(scope["method"], route, status, seconds)
+            if access_log.isEnabledFor(logging.INFO):
+                access_log.info(json.dumps({
+                    "time": round(time.time(), 3), "method": scope["method"], "route": route,
+                    "path": scope["path"], "status": status, "ms": round(seconds * 1000, 1),
+                }, ensure_ascii=False))

@@ -16,6 +16,7 @@ from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
 router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 10
+NO_STORE = "no-store"
 
 UI = {
     "en": {"search": "Search", "placeholder": "Search questions, errors, identifiers…",
@@ -49,10 +50,9 @@ def html_lang(lang: str) -> str:
     return "zh-Hans" if lang == "zh" else "en"
 
 
-def reader_language(request: Request) -> str:
-    """The reader's language from Accept-Language: zh if they prefer Chinese, else en."""
-    header = request.headers.get("accept-language", "").lower()
-    first = header.split(",")[0].strip()
+def reader_language(accept_language: str) -> str:
+    """The reader's language from an Accept-Language header: zh if they prefer Chinese, else en."""
+    first = accept_language.lower().split(",")[0].strip()
     return "zh" if first.startswith("zh") else "en"
 
 
@@ -73,7 +73,7 @@ def home(request: Request, reader: ReaderDep) -> Response:
     groups: dict[str, list[Any]] = {}
     for doc in documents:
         groups.setdefault(doc.lang, []).append(doc)
-    lang = reader_language(request)
+    lang = reader_language(request.headers.get("accept-language", ""))
     return _render(request, "pages/home.html", lang, "/api/v1/documents", {
         "groups": groups, "counts": reader.entry_counts(), "documents": documents,
     })
@@ -88,7 +88,7 @@ def search_page(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> Response:
     """Results with highlighted snippets; works without JavaScript."""
-    ui_lang = lang if lang != "any" else reader_language(request)
+    ui_lang = lang if lang != "any" else reader_language(request.headers.get("accept-language", ""))
     if q is None or not q.strip():
         return _render(request, "pages/search.html", ui_lang, None,
                        {"q": "", "lang": lang, "page": None, "error": None})
@@ -106,11 +106,14 @@ def search_page(
 
     json_url = "/api/v1/search?" + urlencode({"q": query, "lang": lang, "limit": PAGE_SIZE,
                                               "offset": offset})
-    return _render(request, "pages/search.html", ui_lang, json_url, {
+    response = _render(request, "pages/search.html", ui_lang, json_url, {
         "q": query, "lang": lang, "page": page, "error": None,
         "previous_url": link(max(0, offset - PAGE_SIZE)) if offset > 0 else None,
         "next_url": link(offset + PAGE_SIZE) if offset + PAGE_SIZE < page.total else None,
     })
+    if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
+        response.headers["Cache-Control"] = NO_STORE
+    return response
 
 
 @router.get("/entries/{entry_id}", response_class=HTMLResponse)

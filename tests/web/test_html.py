@@ -122,7 +122,7 @@ def test_opensearch_never_echoes_the_host_header(client: InProcessClient, seeded
 
 
 @pytest.mark.parametrize("path", ["/", "/search?q=fsdp", "/docs", "/openapi.json", "/api/v1/documents",
-                                  "/static/swagger/swagger-ui.css", "/no-such-page"])
+                                  "/static/vendor/swagger-ui/swagger-ui.css", "/no-such-page"])
 def test_every_response_refuses_framing_and_inline_script(client: InProcessClient, path: str) -> None:
     headers = client.get(path).headers
     policy = headers["content-security-policy"]

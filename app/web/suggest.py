@@ -1,0 +1,156 @@
+"""Search-box completions (OpenSearch suggestions) from entry titles, in both languages.
+
+The titles of a generation are normalised (case, width, Traditional → Simplified) once and
+joined into one string; a keystroke is then a few regular-expression scans of that string,
+which run at C speed, instead of a Python loop over every title.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlmodel import Session
+
+from app.ingest.language import HAN
+from app.queries import Reader
+from app.search.analysis import normalise_text
+from app.web.api import NO_DATA
+from app.web.deps import SettingsDep, StoreDep
+
+MEDIA_TYPE = "application/x-suggestions+json"
+MAX_SUGGEST_LENGTH = 200
+LIMIT = 8
+WORD_CHAR = "[a-z0-9]"  # a Latin word starts after anything else: a space, _ - . /, a Chinese character
+
+
+@dataclass(frozen=True)
+class Title:
+    """One entry as a completion."""
+
+    id: str
+    lang: str
+    title: str
+    document: str
+
+
+class _Shelf:
+    """The titles of one language, shortest first, normalised into one newline-separated string."""
+
+    def __init__(self, titles: list[Title]) -> None:
+        self.titles = sorted(titles, key=lambda t: (len(t.title), t.title, t.id))
+        self.starts: list[int] = []
+        parts: list[str] = []
+        offset = 0
+        for title in self.titles:
+            self.starts.append(offset)
+            parts.append(normalise_text(" ".join(title.title.split())))
+            offset += len(parts[-1]) + 1
+        self.text = "\n".join(parts)
+
+    def matching(self, pattern: re.Pattern[str], limit: int) -> list[Title]:
+        """The first `limit` titles (so the shortest) in which `pattern` matches."""
+        numbers: dict[int, None] = {}  # a dict keeps the order of first match
+        for match in pattern.finditer(self.text):
+            numbers[bisect_right(self.starts, match.start()) - 1] = None
+            if len(numbers) == limit:
+                break
+        return [self.titles[n] for n in numbers]
+
+
+class TitleIndex:
+    """Every entry title of one generation, to complete what a reader types."""
+
+    def __init__(self, titles: list[Title]) -> None:
+        languages = sorted({t.lang for t in titles})
+        self.shelves = {lang: _Shelf([t for t in titles if t.lang == lang]) for lang in languages}
+
+    def complete(self, query: str, limit: int = LIMIT) -> list[Title]:
+        """Titles that start with `query`, then those with a word that does, then those holding all its words.
+
+        Within each of these, titles in the query's own script come first (Chinese for a query
+        with Chinese characters, else English), shorter before longer.
+        """
+        words = normalise_text(query).split()
+        if not words:
+            return []
+        first = "zh" if HAN.search(query) else "en"
+        languages = sorted(self.shelves, key=lambda lang: lang != first)
+        found: dict[str, Title] = {}  # by title text: two documents may ask the same question
+        for pattern in _patterns(words):
+            for lang in languages:
+                for title in self.shelves[lang].matching(pattern, limit + len(found)):
+                    found.setdefault(title.title, title)
+            if len(found) >= limit:
+                break
+        return list(found.values())[:limit]
+
+
+def _at_word_start(word: str) -> str:
+    """A pattern for `word` where a word begins (anywhere for Chinese, which has no spaces)."""
+    escaped = re.escape(word)
+    return f"(?<!{WORD_CHAR}){escaped}" if re.match(WORD_CHAR, word) else escaped
+
+
+def _patterns(words: list[str]) -> list[re.Pattern[str]]:
+    """Title prefix, then a word prefix, then (several words) every word in any order."""
+    phrase = " ".join(words)
+    patterns = [re.compile(r"^" + re.escape(phrase), re.M), re.compile(_at_word_start(phrase))]
+    if len(words) > 1:
+        patterns.append(re.compile("^" + "".join(f"(?=[^\n]*?{_at_word_start(w)})" for w in words), re.M))
+    return patterns
+
+
+def title_index(reader: Reader) -> TitleIndex:
+    """The title index of the reader's generation, built on first use."""
+    cached: TitleIndex | None = reader.snapshot.cache.get("suggest")
+    if cached is None:
+        cached = TitleIndex([Title(*row) for row in reader.entry_titles()])
+        reader.snapshot.cache["suggest"] = cached
+    return cached
+
+
+class SuggestionsResponse(JSONResponse):
+    """JSON sent as OpenSearch suggestions."""
+
+    media_type = MEDIA_TYPE
+
+
+SUGGESTIONS_SCHEMA: dict[str, Any] = {
+    # Positional ([query, completions, descriptions, urls]); described rather than given as
+    # prefixItems, which validators of OpenAPI 3.0 vintage reject.
+    "type": "array", "minItems": 4, "maxItems": 4,
+    "description": "the query as sent, then three arrays of equal length: completions (entry titles), "
+                   "descriptions (each title's document) and the entry page of each completion",
+    "items": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+    "example": ["cuda", ["CUDA out of memory"], ["FAQ"], ["/entries/cuda-out-of-memory-1a2b3c"]],
+}
+router = APIRouter(prefix="/api/v1", tags=["browser integration"])
+
+
+@router.get("/suggest", response_class=SuggestionsResponse, responses={
+    200: {"description": "OpenSearch suggestions: `[query, [completions], [descriptions], [urls]]`",
+          "content": {MEDIA_TYPE: {"schema": SUGGESTIONS_SCHEMA}}},
+    **NO_DATA,
+}, openapi_extra={"parameters": [{
+    "name": "q", "in": "query", "required": False, "schema": {"type": "string", "default": ""},
+    "description": "what the reader has typed so far; empty or over 200 characters gives empty lists"}]})
+def suggest(request: Request, store: StoreDep, settings: SettingsDep) -> SuggestionsResponse:
+    """Completions for a browser's search box, from entry titles in both languages.
+
+    An empty query, or one over 200 characters, gets empty lists (never an error).
+    """
+    # Read by hand rather than declared: no value of q is an error, so there is no 422 to document.
+    q = request.query_params.get("q", "")
+    if not q.strip() or len(q) > MAX_SUGGEST_LENGTH:
+        return SuggestionsResponse(["", [], [], []])
+    snapshot = store.current()
+    with Session(snapshot.engine) as session:
+        titles = title_index(Reader(snapshot=snapshot, session=session)).complete(q)
+    base = settings.public_url.rstrip("/")
+    return SuggestionsResponse([q, [t.title for t in titles], [t.document for t in titles],
+                                [f"{base}/entries/{t.id}" for t in titles]])
