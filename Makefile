@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench load clean
+.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench load screenshots clean
 
 install: $(STAMP)
 
@@ -60,3 +60,7 @@ bench: install
 # Mixed traffic at 16/64/128 connections against a local server, beside a static file.
 load: install
 	$(BIN)/python -m measure.load
+
+# The home, results and entry pages, light and dark, desktop and phone, into docs/screenshots/.
+screenshots: install
+	$(BIN)/python -m measure.screenshots

@@ -12,6 +12,7 @@ from app.ingest.language import HAN
 from app.queries import MAX_QUERY_LENGTH
 from app.web.deps import ReaderDep
 from app.web.errors import BadRequest
+from app.web.outline import outline
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 
 router = APIRouter(include_in_schema=False)
@@ -42,6 +43,7 @@ UI = {
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
 OTHER_LANGUAGE = {"en": "zh", "zh": "en"}
+PERMALINK = {"en": "Link to this question", "zh": "本问题的链接"}
 READ_IN = {"zh": "阅读中文版", "en": "Read in English"}  # the switch speaks the language it leads to
 
 
@@ -89,9 +91,10 @@ def search_page(
 ) -> Response:
     """Results with highlighted snippets; works without JavaScript."""
     ui_lang = lang if lang != "any" else reader_language(request.headers.get("accept-language", ""))
-    if q is None or not q.strip():
+    if q is None or not q.strip():  # what to type, examples, and the documents to browse
         return _render(request, "pages/search.html", ui_lang, None,
-                       {"q": "", "lang": lang, "page": None, "error": None})
+                       {"q": "", "lang": lang, "page": None, "error": None,
+                        "documents": reader.list_documents()})
     try:
         query = clean_query(q)
     except BadRequest as exc:
@@ -132,8 +135,12 @@ def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
 def document_page(request: Request, reader: ReaderDep, document_id: str) -> Response:
     """A whole document with its entries in order."""
     document = reader.get_document(document_id)
+    # Anchors on the questions and an "on this page" list that jumps to them.
+    label = PERMALINK.get(document.lang, PERMALINK["en"])
+    html, items = outline(document.html, document.title, document.entries, label)
     return _render(request, "pages/document.html", document.lang,
-                   f"/api/v1/documents/{document.id}", {"document": document})
+                   f"/api/v1/documents/{document.id}",
+                   {"document": document, "document_html": html, "outline": items})
 
 
 @router.get("/opensearch.xml")
