@@ -15,7 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
-from app.web import api, pages, site, suggest
+from app.web import api, pages, site, strings, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
 from app.web.operations import install_operations
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
-    app.state.templates.env.filters["html_lang"] = pages.html_lang  # one rule for every lang/hreflang attribute
+    app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.
     static = FingerprintedStatic(ROOT / "static")
     app.state.templates.env.globals["static_url"] = static.url  # /static/…?v=<content hash>

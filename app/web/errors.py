@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.db import NoDataError
 from app.queries import NotFound
 from app.search.query import QueryTooComplex
+from app.web.strings import interface_context
 
 log = logging.getLogger(__name__)
 PROBLEM_TYPES = "about:blank"
@@ -38,7 +39,7 @@ def problem(request: Request, status: int, detail: str) -> Response:
     templates = request.app.state.templates
     response: Response = templates.TemplateResponse(
         request, "pages/error.html",
-        {"status": status, "title": title, "detail": detail, "page_lang": "en"},
+        {**interface_context(request), "status": status, "title": title, "detail": detail, "json_url": None},
         status_code=status,
     )
     return response

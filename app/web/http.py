@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from urllib.parse import parse_qs
 
 import anyio.to_thread
-from starlette.datastructures import Headers, MutableHeaders
+from starlette.datastructures import Headers, MutableHeaders, QueryParams
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db import DataStore
-from app.web.pages import reader_language
+from app.web.strings import UI_COOKIE, interface_language
 
 IMMUTABLE = "public, max-age=31536000, immutable"  # the URL names the content: it never changes
 SHORT = "public, max-age=300"  # an unversioned (or stale) static URL: check back soon
@@ -150,10 +151,16 @@ class ConditionalGet:
             return
         headers = Headers(scope=scope)
         page = path == "/" or path.startswith(PAGE_PREFIXES)
-        language = reader_language(headers.get("accept-language", "")) if page else ""
+        try:
+            cookies = SimpleCookie(headers.get("cookie", ""))
+        except CookieError:  # a malformed Cookie header: as if none were sent
+            cookies = SimpleCookie()
+        remembered = cookies[UI_COOKIE].value if UI_COOKIE in cookies else None
+        chosen = QueryParams(scope.get("query_string", b"")).get("ui")
+        language = interface_language(chosen, remembered, headers.get("accept-language", "")) if page else ""
         query = scope.get("query_string", b"").decode("latin-1")
         etag = 'W/"' + _digest(f"{self.code}\n{generation}\n{path}\n{query}\n{language}".encode()) + '"'
-        vary = "Accept-Language" if page else None
+        vary = "Accept-Language, Cookie" if page else None
         if _matches(headers.get("if-none-match", ""), etag):
             not_modified = Response(status_code=304, headers={"ETag": etag, "Cache-Control": REVALIDATE})
             if vary:

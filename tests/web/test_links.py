@@ -110,9 +110,11 @@ def test_entry_without_translation_says_so_and_offers_the_translated_document(pa
     entry = _entry_titled(partial, "guide-zh", "如何设置代理")
     assert entry["translations"] == []
     assert [d["id"] for d in entry["document"]["translations"]] == ["guide-en"]
-    page = partial.get(entry["url"]).text
+    page = partial.get(entry["url"], headers={"Accept-Language": "zh-CN,zh;q=0.9"}).text
     assert "此条目没有英文版本。" in page
     assert '<a href="/documents/guide-en" hreflang="en">所属文档有译文：Guide</a>' in page
+    english = partial.get(entry["url"], headers={"Accept-Language": "en"}).text  # the reader's interface
+    assert '<a href="/documents/guide-en" hreflang="en">The document is translated: Guide</a>' in english
 
 
 def test_related_entries_and_titles_are_escaped(tmp_path: Path) -> None:

@@ -1,0 +1,179 @@
+"""Every interface string of the pages, in both languages, and how a reader's interface language is chosen.
+
+The interface language is the reader's, never the content's: a Chinese entry keeps English
+chrome for an English reader, and the content-language filter changes what is searched,
+not the words around it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request, Response
+
+INTERFACE_LANGUAGES = ("en", "zh")
+UI_COOKIE = "faq_ui"  # the reader's choice from the header's language switch, remembered for a year
+UI_COOKIE_SECONDS = 365 * 24 * 3600
+OTHER_LANGUAGE = {"en": "zh", "zh": "en"}
+ENDONYMS = {"en": "English", "zh": "中文"}  # each language named in itself
+
+INTERFACE: dict[str, dict[str, Any]] = {
+    "en": {
+        "interface_name": "English",
+        "switch_title": "Show the portal in English",
+        "permalink": "Link to this question",
+        "search": "Search",
+        "placeholder": "Search questions, errors, identifiers…",
+        "documents": "Documents",
+        "entries": "entries",
+        "results": "results for",
+        "no_results": "No entry matches. Try fewer words, another spelling, or the other language.",
+        "translation": "Translation",
+        "related": "Related",
+        "in_document": "In",
+        "any": "Any language",
+        "language_names": {"en": "English", "zh": "Chinese"},
+        "no_entry_translation": "This entry has no {language} version.",
+        "translated_document": "The document is translated: {title}",
+        "previous": "Previous",
+        "next": "Next",
+        "json": "JSON",
+        "source": "Source line",
+        "repaired": "This text was repaired from a damaged encoding ({n} characters restored).",
+        "uncertain": "{n} of them are a best guess; `faq check` lists them for the editor.",
+        "skip": "Skip to content",
+        "theme": "Dark theme",
+        "results_for": "Results for “{q}”",
+        "range": "{first}–{last} of {total}",
+        "past_end": "“{q}” has {total} results; this page starts after the last of them.",
+        "last_page": "Go to the last page",
+        "first_page": "Back to the first results",
+        "page_of": "Page {page} of {pages}",
+        "pages_label": "Result pages",
+        "did_you_mean": "Did you mean",
+        "read_translation": "(translation: {title})",
+        "lang_label": {"en": "English", "zh": "Chinese"},
+        "intro": ("Type a question, an error message or an identifier, in English or"
+                  " Chinese. Results appear as you type."),
+        "paste_hint": ("Tip: paste a whole error message or traceback — the portal reduces it"
+                       " to the error and finds the entries that mention it."),
+        "examples": "Examples",
+        "example_kinds": {"error": "an error message",
+                          "identifier": "an identifier",
+                          "zh": "a Chinese question",
+                          "phrase": "an exact phrase"},
+        "browse": "Or browse the documents",
+        "keys_title": "Keyboard",
+        "key_slash": "focus the search box",
+        "key_arrows": "move through instant results",
+        "key_enter": "open the chosen result (or all results)",
+        "key_esc": "clear the search box",
+        "on_this_page": "On this page",
+        "not_found": "Page not found",
+        "not_found_text": ("There is nothing at this address. It may have moved when the"
+                           " documents were edited; search for what you were looking for:"),
+        "error": "Something went wrong",
+        "error_text": "The portal could not show this page.",
+        "details": "Details",
+        "home": "Home: all documents",
+    },
+    "zh": {
+        "interface_name": "中文",
+        "switch_title": "以中文显示门户",
+        "permalink": "本问题的链接",
+        "search": "搜索",
+        "placeholder": "搜索问题、报错信息、标识符……",
+        "documents": "文档",
+        "entries": "条",
+        "results": "的搜索结果",
+        "no_results": "没有匹配的条目。试试更少的词、别的写法或另一种语言。",
+        "translation": "译文",
+        "related": "相关条目",
+        "in_document": "所属文档",
+        "any": "所有语言",
+        "language_names": {"en": "英文", "zh": "中文"},
+        "no_entry_translation": "此条目没有{language}版本。",
+        "translated_document": "所属文档有译文：{title}",
+        "previous": "上一页",
+        "next": "下一页",
+        "json": "JSON",
+        "source": "源文件行",
+        "repaired": "本文由损坏的编码修复而来（已恢复 {n} 个字符）。",
+        "uncertain": "其中 {n} 个为推测结果，`faq check` 会列出供编辑核对。",
+        "skip": "跳到正文",
+        "theme": "深色主题",
+        "results_for": "“{q}”的搜索结果",
+        "range": "第 {first}–{last} 条，共 {total} 条",
+        "past_end": "“{q}”共有 {total} 条结果，本页已超出最后一条。",
+        "last_page": "回到最后一页",
+        "first_page": "回到第一页",
+        "page_of": "第 {page} 页，共 {pages} 页",
+        "pages_label": "结果分页",
+        "did_you_mean": "你是不是要找",
+        "read_translation": "（译文：{title}）",
+        "lang_label": {"en": "英文", "zh": "中文"},
+        "intro": "输入问题、报错信息或标识符，中英文均可。边输入边显示结果。",
+        "paste_hint": "提示：可以直接粘贴完整的报错信息或 traceback，门户会提取其中的错误并找到提到它的条目。",
+        "examples": "示例",
+        "example_kinds": {"error": "报错信息", "identifier": "标识符", "zh": "中文问题", "phrase": "精确短语"},
+        "browse": "或浏览文档",
+        "keys_title": "快捷键",
+        "key_slash": "聚焦搜索框",
+        "key_arrows": "在即时结果中移动",
+        "key_enter": "打开所选结果（或全部结果）",
+        "key_esc": "清空搜索框",
+        "on_this_page": "本页目录",
+        "not_found": "找不到页面",
+        "not_found_text": "这个地址没有内容，可能在文档修改后移动了位置。搜索你要找的内容：",
+        "error": "出错了",
+        "error_text": "门户无法显示此页面。",
+        "details": "详情",
+        "home": "首页：全部文档",
+    },
+}
+# Example queries on the empty search page, one per kind of query (tests/web/test_ui.py checks each finds an entry).
+EXAMPLES = [
+    ("error", "CUDA out of memory"),
+    ("identifier", "bitsandbytes undefined symbol"),
+    ("zh", "显存不足怎么办"),
+    ("phrase", "\"ZeRO stage 2\""),
+]
+
+
+def interface_language(chosen: str | None, remembered: str | None, accept_language: str) -> str:
+    """The interface language: the switch just used, else the remembered choice, else the browser's language."""
+    for language in (chosen, remembered):
+        if language in INTERFACE_LANGUAGES:
+            return language
+    first = accept_language.lower().split(",")[0].strip()
+    return "zh" if first.startswith("zh") else "en"
+
+
+def html_lang(lang: str) -> str:
+    """The value of <html lang> for a content language."""
+    return "zh-Hans" if lang == "zh" else "en"
+
+
+def reader_interface(request: Request) -> str:
+    """The interface language of this request's reader (see `interface_language`)."""
+    return interface_language(request.query_params.get("ui"), request.cookies.get(UI_COOKIE),
+                              request.headers.get("accept-language", ""))
+
+
+def interface_context(request: Request, content_lang: str | None = None) -> dict[str, Any]:
+    """What every page's chrome needs: the interface strings, their language, the switch to the other one."""
+    ui_lang = reader_interface(request)
+    other = OTHER_LANGUAGE[ui_lang]
+    query = [(k, v) for k, v in request.query_params.multi_items() if k != "ui"] + [("ui", other)]
+    return {"ui": INTERFACE[ui_lang], "ui_lang": ui_lang, "page_lang": html_lang(content_lang or ui_lang),
+            "switch_url": f"{request.url.path}?{urlencode(query)}", "switch_lang": other,
+            "switch_label": INTERFACE[other]["interface_name"], "switch_title": INTERFACE[other]["switch_title"],
+            "lang_names": ENDONYMS}
+
+
+def remember_choice(request: Request, response: Response) -> None:
+    """Keep the interface language the reader just switched to, for their next visits."""
+    chosen = request.query_params.get("ui")
+    if chosen in INTERFACE:
+        response.set_cookie(UI_COOKIE, chosen, max_age=UI_COOKIE_SECONDS, samesite="lax", httponly=True)
