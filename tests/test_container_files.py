@@ -272,6 +272,8 @@ def test_dockerignore_keeps_local_state_and_secrets_out() -> None:
         assert entry in ignored
 
 
-def test_entrypoint_parses_and_is_executable() -> None:
+def test_shell_scripts_parse_and_are_executable() -> None:
     assert subprocess.run(["sh", "-n", str(ENTRYPOINT)], check=False).returncode == 0
-    assert ENTRYPOINT.stat().st_mode & 0o111
+    assert subprocess.run(["bash", "-n", str(REPO / "scripts/container-check.sh")], check=False).returncode == 0
+    for script in (ENTRYPOINT, REPO / "scripts/container-check.sh"):
+        assert script.stat().st_mode & 0o111, f"{script.name} is not executable"
