@@ -1,7 +1,8 @@
 """The container files, checked without a container engine.
 
-Here: the entrypoint's decisions (migrate, ingest or not, serve, health) with a stand-in `faq`,
-and the Dockerfile's shape.
+The image itself is built, started and checked over HTTP by scripts/container-check.sh (run by
+.ci/run). Here: the entrypoint's decisions (migrate, ingest or not, serve, health) with a stand-in
+`faq`, the Dockerfile's shape, and docker-compose.yml read as data (no engine needed).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO
 
@@ -277,3 +279,76 @@ def test_shell_scripts_parse_and_are_executable() -> None:
     assert subprocess.run(["bash", "-n", str(REPO / "scripts/container-check.sh")], check=False).returncode == 0
     for script in (ENTRYPOINT, REPO / "scripts/container-check.sh"):
         assert script.stat().st_mode & 0o111, f"{script.name} is not executable"
+
+
+# ---------------------------------------------------------------- docker-compose.yml
+
+COMPOSE_TEXT = (REPO / "docker-compose.yml").read_text(encoding="utf-8")
+COMPOSE = yaml.safe_load(COMPOSE_TEXT)
+SERVICES = COMPOSE["services"]
+PORTALS = ("portal", "portal-a", "portal-b")
+
+
+def _env(service: str) -> dict[str, str]:
+    return {key: str(value) for key, value in SERVICES[service].get("environment", {}).items()}
+
+
+def _volume(spec: str) -> tuple[str, str, str]:
+    """SOURCE:TARGET[:MODE] of a short volume syntax, where SOURCE may be ${VAR:-default}."""
+    match = re.fullmatch(r"(\$\{[^}]*\}|[^:]+):([^:]+)(?::(\w+))?", spec)
+    assert match, spec
+    return match[1], match[2], match[3] or "rw"
+
+
+def test_compose_has_the_portal_alone_and_a_postgres_profile() -> None:
+    assert "profiles" not in SERVICES["portal"]  # `docker compose up` starts it
+    assert {name for name, service in SERVICES.items() if "postgres" in service.get("profiles", [])} == {
+        "postgres", "portal-a", "portal-b", "lb"}
+    assert SERVICES["postgres"]["image"].startswith("postgres:15")
+    assert set(COMPOSE["volumes"]) == {"faq-data", "faq-data-a", "faq-data-b", "postgres-data"}
+
+
+def test_every_portal_has_its_own_data_volume_and_the_content_read_only() -> None:
+    data_volumes = []
+    for name in PORTALS:
+        service = SERVICES[name]
+        assert service["image"] == "faq-portal:latest"
+        assert service["build"]["context"] == "."
+        mounts = {target: (source, mode) for source, target, mode in map(_volume, service["volumes"])}
+        data_volumes.append(mounts["/srv/faq/data"][0])
+        assert mounts["/srv/faq/content"] == ("${FAQ_CONTENT:-./content}", "ro")
+        assert service["healthcheck"]["test"] == ["CMD", "docker-entrypoint.sh", "healthcheck"]
+    assert data_volumes == ["faq-data", "faq-data-a", "faq-data-b"]
+    assert "FAQ_DATABASE_URL" not in _env("portal")  # SQLite in its volume
+
+
+def test_replicas_share_postgres_and_only_one_ingests() -> None:
+    for name in ("portal-a", "portal-b"):
+        url = _env(name)["FAQ_DATABASE_URL"]
+        assert url.startswith("postgresql+psycopg://faq:") and url.endswith("@postgres:5432/faq")
+        assert SERVICES[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
+        assert "ports" not in SERVICES[name]  # reached through the balancer only
+    assert sorted(_env(name)["FAQ_INGEST"] for name in ("portal-a", "portal-b")) == ["auto", "never"]
+    assert "pg_isready" in SERVICES["postgres"]["healthcheck"]["test"]
+
+
+def test_the_balancer_config_names_both_replicas() -> None:
+    lb = SERVICES["lb"]
+    assert lb["image"].startswith("nginx:")
+    (source, _, mode), = (_volume(v) for v in lb["volumes"] if ":/etc/nginx/conf.d/default.conf" in v)
+    assert mode == "ro"
+    config = (REPO / source).read_text(encoding="utf-8")
+    upstream = re.findall(r"^\s*server\s+([\w.-]+):(\d+)", config, flags=re.MULTILINE)
+    assert upstream == [("portal-a", "8000"), ("portal-b", "8000")]
+    assert "healthcheck" in lb
+    published = [SERVICES[name]["ports"][0].rsplit(":", 1)[0] for name in ("portal", "lb")]
+    assert published == ["${FAQ_PORT:-8000}", "${FAQ_LB_PORT:-8080}"]  # both can run at once
+
+
+def test_every_compose_variable_has_a_default_and_is_documented() -> None:
+    # `docker compose config` must work without an .env file; the header lists each setting.
+    variables = re.findall(r"\$\{([A-Z_]+)(:-[^}]*)?\}", COMPOSE_TEXT)
+    assert variables
+    assert [name for name, default in variables if not default] == []
+    header = COMPOSE_TEXT.split("\nname:", 1)[0]
+    assert sorted({name for name, _ in variables if f"#   {name}" not in header}) == []
