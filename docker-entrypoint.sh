@@ -1,11 +1,114 @@
 #!/bin/sh
-# `serve` (default): ingest the mounted content, then serve on all interfaces.
-# Anything else runs as a `faq` subcommand (e.g. `ingest`, `eval FILE`).
-set -e
-if [ "$1" = "serve" ]; then
-  shift
-  # 3 = ingested with some files skipped: still serve (they are listed above).
-  faq ingest --quiet || [ $? -eq 3 ] || echo "faq: ingest failed; serving the previous data if any" >&2
-  exec faq serve --host 0.0.0.0 --port "${PORT:-8000}" "$@"
-fi
-exec faq "$@"
+# The portal image's entrypoint.
+#
+#   serve [ARGS]   (default) 1. `faq migrate`, when this build has that command;
+#                  2. `faq ingest` of FAQ_CONTENT_DIR when there is no data yet, or when the
+#                     content or the portal's code changed since the last ingest here (checksums
+#                     kept in FAQ_DATA_DIR/.ingested-content); FAQ_INGEST=always|never overrides;
+#                  3. `faq serve` on 0.0.0.0:$PORT with $FAQ_WORKERS processes (ARGS appended).
+#   healthcheck    exit 0 when /readyz answers 200 (the image's HEALTHCHECK).
+#   anything else  a `faq` subcommand: ingest, check, reindex, migrate, inspect FILE, …
+#
+# A failed ingest does not stop the server: it keeps serving the previous data, or answers 503
+# on /readyz (with the reason) when there is none yet. A failed migration stops the container.
+set -eu
+
+say() { echo "docker-entrypoint: $*" >&2; }
+
+healthcheck() {
+  exec python3 - "${PORT:-8000}" <<'EOF'
+import sys
+import urllib.request
+
+try:
+    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/readyz", timeout=4) as response:
+        sys.exit(0 if response.status == 200 else 1)
+except Exception as exc:  # any failure means "not ready"
+    print(f"not ready: {exc}", file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+
+# Prints "<current generation or -> <checksum of the portal's code and the content>".
+data_state() {
+  python3 - <<'EOF'
+import hashlib
+from pathlib import Path
+
+import app
+from app.config import get_settings
+from app.generations import current_name
+
+settings = get_settings()
+digest = hashlib.sha256()
+for label, root in (("code", Path(app.__file__).parent), ("content", settings.content_dir)):
+    digest.update(label.encode() + b"\0")
+    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+print(current_name(settings) or "-", digest.hexdigest())
+EOF
+}
+
+prepare() {
+  data=${FAQ_DATA_DIR:-./data}
+  mkdir -p "$data" 2>/dev/null || true
+  if [ ! -d "$data" ] || [ ! -w "$data" ]; then
+    say "$data is not a writable folder for uid $(id -u): give the volume to $(id -u):$(id -g)" \
+        "(e.g. chown -R $(id -u):$(id -g) on the host folder)"
+    exit 1
+  fi
+
+  if faq migrate --help >/dev/null 2>&1; then
+    faq migrate || { say "faq migrate failed (see above); not serving an unmigrated database"; exit 1; }
+  fi
+
+  mode=${FAQ_INGEST:-auto}
+  case $mode in
+    auto | always) ;;
+    never) return 0 ;;
+    *) say "FAQ_INGEST=$mode: expected auto, always or never"; exit 2 ;;
+  esac
+  state=$(data_state) || { say "cannot read the current data state (see above)"; exit 1; }
+  current=${state%% *}
+  checksum=${state#* }
+  stamp=$data/.ingested-content
+  if [ "$mode" = always ]; then
+    reason="FAQ_INGEST=always"
+  elif [ "$current" = - ]; then
+    reason="no data yet"
+  elif [ "$(cat "$stamp" 2>/dev/null || true)" != "$checksum" ]; then
+    reason="the content or the portal changed since the last ingest"
+  else
+    say "data is up to date (generation $current): no ingest"
+    return 0
+  fi
+  say "ingesting ${FAQ_CONTENT_DIR:-./content}: $reason"
+  code=0
+  faq ingest --quiet || code=$?
+  case $code in
+    0 | 3)  # 3: published, but some files were skipped (listed above)
+      printf '%s\n' "$checksum" >"$stamp.tmp" && mv "$stamp.tmp" "$stamp" ;;
+    *)
+      if [ "$current" = - ]; then
+        say "ingest failed (exit $code); no data yet: /readyz answers 503 until an ingest succeeds"
+      else
+        say "ingest failed (exit $code); serving the previous generation $current"
+      fi ;;
+  esac
+}
+
+case ${1:-serve} in
+  serve)
+    [ $# -gt 0 ] && shift
+    prepare
+    exec faq serve --host 0.0.0.0 --port "${PORT:-8000}" --workers "${FAQ_WORKERS:-1}" "$@"
+    ;;
+  healthcheck)
+    healthcheck
+    ;;
+  *)
+    exec faq "$@"
+    ;;
+esac
