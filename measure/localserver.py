@@ -49,3 +49,17 @@ def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextmanager
+def seeded_server() -> Iterator[str]:
+    """A `faq serve` over a fresh ingest of the project's content/ in a scratch folder; yields its base URL."""
+    import tempfile
+
+    from app.config import Settings
+    from app.ingest.pipeline import run_ingest
+
+    with tempfile.TemporaryDirectory() as data:
+        run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
+        with running_server({"FAQ_DATA_DIR": data}) as (base, _):
+            yield base

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 import httpx
 
-from app.config import Settings
-from app.ingest.pipeline import run_ingest
-from measure.localserver import ROOT, running_server
+from measure.localserver import ROOT, seeded_server
 
 CHROMIUM = os.environ.get("FAQ_TEST_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -62,11 +59,9 @@ def main() -> int:
     if not Path(CHROMIUM).exists():
         print(f"Chromium not found at {CHROMIUM} (apt-get install chromium fonts-noto-cjk)")
         return 2
-    with tempfile.TemporaryDirectory() as data:
-        run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
-        with running_server({"FAQ_DATA_DIR": data}) as (base, _):
-            for path in shoot(base, OUT):
-                print(f"{path.relative_to(ROOT)}  {path.stat().st_size / 1000:.0f} kB")
+    with seeded_server() as base:
+        for path in shoot(base, OUT):
+            print(f"{path.relative_to(ROOT)}  {path.stat().st_size / 1000:.0f} kB")
     return 0
 
 

@@ -370,17 +370,8 @@ case " $uids " in *" 0 "*) fail "a process in the container runs as root (uids: 
 ok "server processes run as uid ${uids% }"
 
 # ---------------------------------------------------------------- PostgreSQL replicas (hook)
-# TODO(issue 13, PostgreSQL store): two replicas of $IMAGE sharing one PostgreSQL database
-# (FAQ_DATABASE_URL=postgresql+psycopg://…, each with its own FAQ_DATA_DIR) behind one port —
-# the `postgres` profile of docker-compose.yml. That scenario is being built with the
-# PostgreSQL store; when it lands, put it in scripts/container-check-postgres.sh: it is called
-# here with IMAGE, ENGINE and the host port range to use, and its exit code counts.
-if [ -x scripts/container-check-postgres.sh ]; then
-  IMAGE=$IMAGE ENGINE=$engine scripts/container-check-postgres.sh || fail "the PostgreSQL replica check failed"
-  ok "PostgreSQL replicas (scripts/container-check-postgres.sh)"
-else
-  say skip "PostgreSQL replicas: not checked yet (scripts/container-check-postgres.sh does not exist; TODO)"
-fi
+# Two replicas on one PostgreSQL database: a re-ingest on one is served by the other.
+IMAGE=$IMAGE ENGINE=$engine scripts/container-check-postgres.sh || fail "the PostgreSQL replica check failed"
 
 # ---------------------------------------------------------------- figures
 image_mb=$(python3 -c "print(round($image_bytes / 1e6))")

@@ -132,7 +132,7 @@
     input.select();
   });
 
-  const DELAY = 120;  // ms after the last keystroke
+  const DELAY = 60;  // ms after the last keystroke: a pause between words, shorter than reading the results
   const MAX_URL = 6000;  // longer pasted text goes through the form (Enter), not a GET per keystroke
   const HAN = /[\u3400-\u9fff\uf900-\ufaff]/;
   const SNIPPET_OK = /^(?:[^<>]|<mark>|<\/mark>)*$/;
