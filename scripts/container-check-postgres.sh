@@ -25,7 +25,7 @@ if [ -z "$source_url" ]; then
   exit 0
 fi
 libpq_url=${source_url/postgresql+psycopg:/postgresql:}
-scratch_libpq=${libpq_url%/*}/faq_replicas
+export PGOPTIONS="--client-min-messages=warning"  # no NOTICE for a database that is not there
 scratch_url=${source_url%/*}/faq_replicas
 command -v psql >/dev/null || fail "psql is needed (apt-get install postgresql-client)"
 psql -q "$libpq_url" -c "DROP DATABASE IF EXISTS faq_replicas" >/dev/null
@@ -41,11 +41,14 @@ descendants() {  # the process ids below PID
 cleanup() {
   local code=$? pid
   set +e
+  local tree=()
   for pid in "${servers[@]}"; do
-    kill -TERM $(descendants "$pid") "$pid" 2>/dev/null
+    mapfile -t tree < <(descendants "$pid")
+    kill -TERM "${tree[@]}" "$pid" 2>/dev/null
+    sleep 1
+    kill -KILL "${tree[@]}" "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
   done
-  sleep 1
-  for pid in "${servers[@]}"; do kill -KILL $(descendants "$pid") "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   for ctr in "${containers[@]}"; do
     if [ "$ENGINE" = docker ]; then docker rm -f "$ctr" >/dev/null 2>&1; else buildah rm "$ctr" >/dev/null 2>&1; fi
   done
@@ -116,7 +119,7 @@ while [ "$(http GET "$port_a" /api/v1/admin/reindex | field state)" = running ];
   sleep 1
 done
 second=$(http GET "$port_a" /api/v1/admin/reindex | field generation)
-[ -n "$second" ] && [ "$second" != "$first" ] || fail "the re-ingest on replica a published nothing new"
+if [ -z "$second" ] || [ "$second" = "$first" ]; then fail "the re-ingest on replica a published nothing new"; fi
 followed=$(wait_generation "$port_b" "$first") || fail "replica b still serves $first after a published $second"
 [ "$followed" = "$second" ] || fail "replica b serves $followed, replica a published $second"
 results=$(http GET "$port_b" "/api/v1/search?q=FSDP" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["results"]))')
