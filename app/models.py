@@ -156,6 +156,7 @@ class SearchHit(SQLModel):
 
     id: str
     title: str
+    title_html: str = ""  # the title HTML-escaped, the query's words in <mark>
     lang: str
     url: str
     document: SearchDocument

@@ -37,6 +37,7 @@ from app.search.query import (
     Match,
     Thesaurus,
     make_snippet,
+    mark_terms,
     search_index,
     search_raw,
 )
@@ -201,7 +202,8 @@ class Reader:
             if entry is None:
                 continue
             results.append(SearchHit(
-                id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
+                id=entry.id, title=entry.title, title_html=mark_terms(entry.title, outcome.terms),
+                lang=entry.lang, url=entry_url(entry.id),
                 document=SearchDocument(id=entry.document_id, title=titles[entry.document_id]),
                 section=json.loads(entry.section),
                 snippet=make_snippet(entry.body_text or entry.title, outcome.terms),

@@ -34,6 +34,8 @@ from app.models import Document, DocumentLink, Entry, IngestNote
 
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
+INLINE_TAG = re.compile(r"</?(?:a|abbr|b|bdi|bdo|cite|code|del|dfn|em|i|ins|kbd|mark|q|s|samp|small|span|strong|"
+                        r"sub|sup|time|u|var|wbr)(?:\s[^>]*)?>", re.IGNORECASE)
 
 
 class IngestError(RuntimeError):
@@ -86,8 +88,16 @@ class ReadDocument:
 
 
 def html_to_text(fragment: str) -> str:
-    """Readable plain text of rendered HTML (for snippets)."""
-    return " ".join(html.unescape(TAG.sub(" ", fragment)).split())
+    """Readable plain text of rendered HTML (for snippets and the index).
+
+    Block elements part words; inline ones do not: the highlighter's spans inside
+    `--num_gpus=8` must not turn it into `--num_gpus = 8`.
+    """
+    return " ".join(html.unescape(INLINE_TAG.sub("", TAG.sub(_tag_space, fragment))).split())
+
+
+def _tag_space(match: re.Match[str]) -> str:
+    return match.group(0) if INLINE_TAG.fullmatch(match.group(0)) else " "
 
 
 def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bool = True) -> IngestReport:

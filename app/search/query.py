@@ -420,8 +420,8 @@ def _weight_held(searcher: Searcher, clauses: list[Query], weights: list[float],
     return held
 
 
-def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
-    """An HTML-escaped excerpt of `text` around its best run of matches, matches in <mark>."""
+def _match_spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """Where `text` holds the query's terms, adjacent matches merged, in order."""
     wanted = set(terms)
     spans: list[tuple[int, int]] = []
     # Query-side analysis: the same bigrams and whole words queries use, without jieba's cost.
@@ -431,6 +431,32 @@ def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str
                 spans[-1] = (spans[-1][0], max(spans[-1][1], term.end))
             else:
                 spans.append((term.start, term.end))
+    return spans
+
+
+def _marked(text: str, spans: list[tuple[int, int]], begin: int, end: int) -> str:
+    """`text[begin:end]` HTML-escaped, with the spans inside it in <mark>."""
+    parts: list[str] = []
+    cursor = begin
+    for start, stop in spans:
+        if stop <= begin or start >= end:
+            continue
+        start, stop = max(start, begin), min(stop, end)
+        parts.append(html.escape(text[cursor:start]))
+        parts.append(f"<mark>{html.escape(text[start:stop])}</mark>")
+        cursor = stop
+    parts.append(html.escape(text[cursor:end]))
+    return "".join(parts)
+
+
+def mark_terms(text: str, terms: list[str]) -> str:
+    """All of `text`, HTML-escaped, with the query's terms in <mark> (for titles)."""
+    return _marked(text, _match_spans(text, terms), 0, len(text))
+
+
+def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
+    """An HTML-escaped excerpt of `text` around its best run of matches, matches in <mark>."""
+    spans = _match_spans(text, terms)
     if not spans:
         excerpt = text[:width]
         return html.escape(excerpt) + ("…" if len(text) > width else "")
@@ -441,15 +467,5 @@ def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str
             best_start, best_count = start, count
     begin = max(0, best_start - width // 4)
     end = min(len(text), begin + width)
-    parts: list[str] = ["…" if begin > 0 else ""]
-    cursor = begin
-    for start, stop in spans:
-        if stop <= begin or start >= end:
-            continue
-        start, stop = max(start, begin), min(stop, end)
-        parts.append(html.escape(text[cursor:start]))
-        parts.append(f"<mark>{html.escape(text[start:stop])}</mark>")
-        cursor = stop
-    parts.append(html.escape(text[cursor:end]))
-    parts.append("…" if end < len(text) else "")
-    return " ".join("".join(parts).split())
+    excerpt = ("…" if begin > 0 else "") + _marked(text, spans, begin, end) + ("…" if end < len(text) else "")
+    return " ".join(excerpt.split())

@@ -145,7 +145,11 @@ class ConditionalGet:
             await self.app(scope, receive, send)
             return
         try:
-            generation = (await anyio.to_thread.run_sync(self.store.current)).generation.name
+            # The open snapshot answers without I/O; only a generation switch needs the thread pool.
+            snapshot = self.store.open_snapshot()
+            if snapshot is None:
+                snapshot = await anyio.to_thread.run_sync(self.store.current)
+            generation = snapshot.generation.name
         except Exception:  # noqa: BLE001  (no or damaged data: the handler answers with the reason)
             await self.app(scope, receive, send)
             return

@@ -72,3 +72,20 @@ def test_an_unknown_compound_word_finds_entries_that_write_its_parts_apart(tmp_p
     queries.write_text("q1\t1\tetcdserver: user name is empty\tenable authentication\n", encoding="utf-8")
     result = evaluate(settings, read_queries(queries))
     assert result.failures == []
+
+
+def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
+    from app.ingest.pipeline import html_to_text
+
+    highlighted = ('<p>Run <code>ds_report</code>.</p><pre><code><span class="n">--num_gpus</span>'
+                   '<span class="o">=</span><span class="mi">8</span>\ntorch<span class="o">==</span>2.0</code></pre>'
+                   "<ul><li>one</li><li>two</li></ul>")
+    assert html_to_text(highlighted) == "Run ds_report. --num_gpus=8 torch==2.0 one two"
+
+
+def test_titles_mark_the_query_words_and_stay_escaped() -> None:
+    from app.search.query import mark_terms
+
+    marked = mark_terms("Why does <b>CUDA</b> run out?", ["cuda"])
+    assert marked == "Why does &lt;b&gt;<mark>CUDA</mark>&lt;/b&gt; run out?"
+    assert mark_terms("显存不足怎么办", ["显存", "存不", "不足"]) == "<mark>显存不足</mark>怎么办"

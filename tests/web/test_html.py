@@ -35,6 +35,8 @@ def test_search_page_works_without_javascript_and_highlights(client: InProcessCl
     assert 'action="/search" method="get"' in page
     assert "<mark>内存碎片</mark>" in page
     assert 'type="application/json" href="/api/v1/search?q=' in page
+    titles = re.findall(r'<a class="title" href="[^"]+">(.*?)</a>', page)
+    assert titles and any("<mark>" in title for title in titles)  # the query's words in the titles too
 
 
 def test_search_page_escapes_the_query(client: InProcessClient) -> None:
