@@ -98,6 +98,19 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _stats(args: argparse.Namespace, settings: Settings) -> int:
+    from app.querylog import top_queries
+
+    for title, zero_only in (("searches that found nothing (FAQ to write)", True), ("most frequent searches", False)):
+        rows = top_queries(settings, args.days, args.limit, zero_only)
+        print(f"{title}, last {args.days} days:")
+        for row in rows:
+            print(f"  {row.searches:>6} searches  {row.zero:>6} found nothing  {row.query}")
+        if not rows:
+            print("  none recorded" + ("" if settings.query_log_days else " (FAQ_QUERY_LOG_DAYS=0 records nothing)"))
+    return EXIT_OK
+
+
 def _log_to_stderr() -> None:
     """Access logs as JSON lines and the portal's own messages, on standard error."""
     handler = logging.StreamHandler()
@@ -314,6 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="show how one file segments: each entry, the rule that made it, the readings that lost")
     inspect.add_argument("file", metavar="FILE", help="a markdown file (inside or outside the content folder)")
     inspect.set_defaults(handler=_inspect)
+    stats = commands.add_parser("stats", help="what readers searched for, and what found nothing")
+    stats.add_argument("--days", type=int, default=30, help="how many days back (default: %(default)s)")
+    stats.add_argument("--limit", type=int, default=20, help="queries in each list (default: %(default)s)")
+    stats.set_defaults(handler=_stats)
     links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
     links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR",
                        help="folders of documents with gold pairs.tsv/unpaired.tsv (default: %(default)s)")

@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     public_url: str = Field(default="", description=(
         "the portal's address as readers reach it (https://faq.intranet), for absolute links such as "
         "the browser search engine; never taken from the Host header"))
+    query_log_days: int = Field(default=90, ge=0, description=(
+        "days of search statistics kept (queries and zero-result counts, no personal data); 0 records nothing"))
     admin_token: str = Field(default="", description=(
         "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
 

@@ -15,6 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
+from app.querylog import QueryLog
 from app.web import api, pages, site, strings, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
@@ -27,6 +28,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the portal for `settings` (default: from the environment)."""
     settings = settings or get_settings()
     store = DataStore(settings)
+    query_log = QueryLog(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -35,6 +37,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # load it while the server waits for its first reader, not during that reader's search.
         threading.Thread(target=jieba.initialize, name="jieba-warm-up", daemon=True).start()
         yield
+        query_log.close()
         store.close()
 
     app = FastAPI(
@@ -47,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.query_log = query_log
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.

@@ -30,6 +30,7 @@ from app.models import (
     SearchHit,
     SearchPage,
 )
+from app.querylog import QueryLog
 from app.search.analysis import normalise_text
 from app.search.query import (
     EQUIVALENT_WEIGHT,
@@ -82,6 +83,7 @@ class Reader:
     snapshot: Snapshot
     session: Session
     cache_size: int = 512
+    query_log: QueryLog | None = None  # where searches are counted for the editors' statistics
 
     # ------------------------------------------------------------ documents
 
@@ -169,6 +171,8 @@ class Reader:
         """
         page = self._search(query, lang, limit, offset, document, prefer, raw)
         observe_search(page.total)
+        if self.query_log is not None and offset == 0:  # a reader paging on is still one search
+            self.query_log.record(query, page.total)
         return page
 
     def _search(self, query: str, lang: str | None, limit: int, offset: int,

@@ -102,7 +102,8 @@ def portal_ranker(settings: Settings) -> Iterator[Ranker]:
     """The portal's own ranking, asked through /api/v1/search of an app built on `settings`."""
     from app.main import create_app
 
-    with InProcessClient(create_app(settings)) as client:
+    # Measuring is not reading: the queries stay out of the editors' statistics.
+    with InProcessClient(create_app(settings.model_copy(update={"query_log_days": 0}))) as client:
         def rank(text: str) -> list[str]:
             response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH})
             response.raise_for_status()

@@ -25,7 +25,7 @@ def get_settings_dep(request: Request) -> Settings:
     return settings
 
 
-def get_reader(store: Annotated[DataStore, Depends(get_store)],
+def get_reader(request: Request, store: Annotated[DataStore, Depends(get_store)],
                settings: Annotated[Settings, Depends(get_settings_dep)]) -> Iterator[Reader]:
     """A reader over the current generation, for the length of one request.
 
@@ -34,7 +34,8 @@ def get_reader(store: Annotated[DataStore, Depends(get_store)],
     """
     snapshot = store.current()
     with Session(snapshot.engine) as session:
-        yield Reader(snapshot=snapshot, session=session, cache_size=settings.search_cache_size)
+        yield Reader(snapshot=snapshot, session=session, cache_size=settings.search_cache_size,
+                     query_log=request.app.state.query_log)
 
 
 ReaderDep = Annotated[Reader, Depends(get_reader)]

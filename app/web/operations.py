@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import secrets
@@ -9,7 +10,8 @@ import time
 from dataclasses import asdict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request, Response
+from fastapi.responses import HTMLResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -17,7 +19,9 @@ from app.db import DataStore
 from app.live import Reingester
 from app.metrics import observe_generation, observe_request, render
 from app.models import Problem
+from app.querylog import top_queries
 from app.web.errors import problem
+from app.web.strings import interface_context
 
 access_log = logging.getLogger("faq.access")
 metrics_router = APIRouter(tags=["operations"])
@@ -35,10 +39,16 @@ def metrics(request: Request) -> Response:
 
 
 def _require_token(request: Request, authorization: Annotated[str | None, Header()] = None) -> None:
-    """Admit a request that carries `Authorization: Bearer <FAQ_ADMIN_TOKEN>`; 401 otherwise."""
-    expected = request.app.state.settings.admin_token
+    """Admit `Authorization: Bearer <FAQ_ADMIN_TOKEN>`, or Basic with the token as password (browsers); else 401."""
+    expected = request.app.state.settings.admin_token.encode()
     scheme, _, given = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(given.encode(), expected.encode()):
+    secret = given.strip().encode()
+    if scheme.lower() == "basic":
+        try:
+            secret = base64.b64decode(secret, validate=True).partition(b":")[2]
+        except ValueError:
+            secret = b""
+    if scheme.lower() not in ("bearer", "basic") or not secrets.compare_digest(secret, expected):
         raise Unauthorized()
 
 
@@ -68,17 +78,46 @@ def reindex_status(request: Request) -> dict[str, Any]:
     return asdict(reingester.status)
 
 
+Days = Annotated[int, Query(ge=1, le=3650, description="how many days back (today included)")]
+Limit = Annotated[int, Query(ge=1, le=500, description="how many queries in each list")]
+
+
+@admin_router.get("/queries")
+def query_statistics(request: Request, days: Days = 30, limit: Limit = 20) -> dict[str, Any]:
+    """What readers searched for most, and what found nothing (so editors know which FAQ to write next)."""
+    settings = request.app.state.settings
+    request.app.state.query_log.flush()  # include the last few seconds
+    return {"days": days,
+            "top": [asdict(c) for c in top_queries(settings, days, limit)],
+            "zero_results": [asdict(c) for c in top_queries(settings, days, limit, zero_only=True)]}
+
+
+admin_pages = APIRouter(prefix="/admin", include_in_schema=False, dependencies=[Depends(_require_token)])
+
+
+@admin_pages.get("/queries", response_class=HTMLResponse)
+def query_statistics_page(request: Request, days: Days = 30, limit: Limit = 20) -> Response:
+    """The same statistics as a page, for editors in a browser."""
+    data = query_statistics(request, days, limit)
+    response: Response = request.app.state.templates.TemplateResponse(
+        request, "pages/admin_queries.html", {**interface_context(request), "json_url": None, **data})
+    return response
+
+
 def install_operations(app: FastAPI) -> None:
     """Metrics, access logs and (when FAQ_ADMIN_TOKEN is set) the admin routes, on `app`."""
     app.include_router(metrics_router)
     if app.state.settings.admin_token:
         app.state.reingester = Reingester(app.state.settings)
         app.include_router(admin_router)
+        app.include_router(admin_pages)
 
     @app.exception_handler(Unauthorized)
     async def unauthorized(request: Request, _exc: Unauthorized) -> Response:
-        response = problem(request, 401, "send the admin token: Authorization: Bearer $FAQ_ADMIN_TOKEN")
-        response.headers["WWW-Authenticate"] = "Bearer"
+        response = problem(request, 401, "send the admin token: Authorization: Bearer $FAQ_ADMIN_TOKEN "
+                                         "(in a browser: any user name, the token as password)")
+        response.headers["WWW-Authenticate"] = 'Basic realm="FAQ portal admin", charset="UTF-8"' \
+            if request.url.path.startswith("/admin/") else "Bearer"
         return response
 
     app.add_middleware(Observe)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from app.generations import current_name
 from app.ingest.pipeline import run_ingest
 from app.live import Reingester, watch_content
 from app.main import create_app
+from app.querylog import QueryLog, top_queries
 from app.web.inprocess import InProcessClient
 from tests.conftest import CONTENT, settings_for
 
@@ -113,3 +115,51 @@ def test_watch_reingests_when_content_changes(portal: Settings) -> None:
     with InProcessClient(create_app(portal)) as client:
         titles = [hit["title"] for hit in client.get("/api/v1/search", params={"q": "watching"}).json()["results"]]
     assert "Does watching work?" in titles
+
+
+def test_searches_are_counted_for_editors_without_personal_data(portal: Settings) -> None:
+    with InProcessClient(create_app(portal)) as client:
+        for query in ("FSDP", "fsdp ", "zzqxv qqzzv", "FSDP"):
+            client.get("/api/v1/search", params={"q": query})
+        client.get("/search", params={"q": "fsdp", "offset": 10})  # paging on: not another search
+        bearer = {"Authorization": f"Bearer {TOKEN}"}
+        stats = client.get("/api/v1/admin/queries", params={"days": 7}, headers=bearer).json()
+        assert client.get("/api/v1/admin/queries").status_code == 401
+        page = client.get("/admin/queries", auth=("editor", TOKEN))
+        refused = client.get("/admin/queries", auth=("editor", "wrong"))
+    assert {"query": "fsdp", "searches": 3, "zero": 0} in stats["top"]
+    assert stats["zero_results"] == [{"query": "zzqxv qqzzv", "searches": 1, "zero": 1}]
+    assert page.status_code == 200 and "zzqxv qqzzv" in page.text
+    assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Basic")
+    stored = sqlite3.connect(portal.data_dir / "queries.db").execute("SELECT * FROM query_day").fetchall()
+    assert {len(row) for row in stored} == {4}  # day, query, searches, zero: nothing about the reader
+
+
+def test_query_log_keeps_only_its_retention_and_can_record_nothing(portal: Settings) -> None:
+    log = QueryLog(portal)
+    log.record("Old question", 0)
+    log.flush()
+    with sqlite3.connect(portal.data_dir / "queries.db") as db:
+        db.execute("UPDATE query_day SET day = '2000-01-01'")
+    log.record("new question", 2)
+    log.flush()
+    assert [c.query for c in top_queries(portal, 36500, 10)] == ["new question"]
+    silent = QueryLog(portal.model_copy(update={"query_log_days": 0}))
+    silent.record("secret", 1)
+    silent.close()
+    assert top_queries(portal, 36500, 10) == []  # 0 days: nothing kept, the old rows deleted too
+
+
+def test_faq_stats_lists_what_found_nothing_first(portal: Settings, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import EXIT_OK, _stats
+
+    log = QueryLog(portal)
+    for query, total in (("cuda oom", 3), ("cuda oom", 3), ("hccl timeout", 0)):
+        log.record(query, total)
+    log.close()
+    import argparse
+
+    assert _stats(argparse.Namespace(days=30, limit=20), portal) == EXIT_OK
+    out = capsys.readouterr().out
+    assert out.index("hccl timeout") < out.index("most frequent") < out.index("cuda oom")

@@ -1,0 +1,110 @@
+"""What readers search for, so editors know which FAQ to write next.
+
+Only the query text is kept, normalised (case and spacing folded, cut to 200 characters),
+counted per day with how many searches found nothing: no address, no user, no time of
+day. Counts gather in memory and reach `FAQ_DATA_DIR/queries.db` every few seconds, so a
+search never waits for a disk; days older than `FAQ_QUERY_LOG_DAYS` are deleted (0 keeps
+nothing and records nothing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.config import Settings
+
+MAX_QUERY = 200
+FLUSH_SECONDS = 5.0
+SCHEMA = """CREATE TABLE IF NOT EXISTS query_day (
+    day TEXT NOT NULL, query TEXT NOT NULL, searches INTEGER NOT NULL, zero INTEGER NOT NULL,
+    PRIMARY KEY (day, query))"""
+
+
+@dataclass(frozen=True)
+class QueryCount:
+    """A query and how often it was searched (and found nothing) over the period asked."""
+
+    query: str
+    searches: int
+    zero: int
+
+
+def normalise_query(text: str) -> str:
+    """The form a query is counted under: lower case, single spaces, at most 200 characters."""
+    return " ".join(text.lower().split())[:MAX_QUERY]
+
+
+class QueryLog:
+    """Counts searches in memory and writes them to the data folder in the background."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.path: Path = settings.data_dir / "queries.db"
+        self.days = settings.query_log_days
+        self._pending: Counter[tuple[str, str, bool]] = Counter()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def record(self, query: str, total: int) -> None:
+        """Count one search (cheap: a dictionary update; the disk comes later)."""
+        if self.days <= 0:
+            return
+        key = (dt.date.today().isoformat(), normalise_query(query), total == 0)
+        with self._lock:
+            self._pending[key] += 1
+        if self._thread is None:
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="faq-query-log", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(FLUSH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the counts gathered so far and delete days past the retention."""
+        with self._lock:
+            pending, self._pending = self._pending, Counter()
+        if not pending and self.days > 0:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(self.path, timeout=10) as db:
+            db.execute(SCHEMA)
+            db.executemany(
+                "INSERT INTO query_day VALUES (?, ?, ?, ?) ON CONFLICT (day, query) DO UPDATE SET "
+                "searches = searches + excluded.searches, zero = zero + excluded.zero",
+                [(day, query, n, n if zero else 0) for (day, query, zero), n in pending.items()])
+            oldest = (dt.date.today() - dt.timedelta(days=max(self.days, 0))).isoformat()
+            db.execute("DELETE FROM query_day WHERE day <= ?", (oldest,))
+        db.close()
+
+    def close(self) -> None:
+        """Stop the writer and write what is left."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.flush()
+
+
+def top_queries(settings: Settings, days: int, limit: int, zero_only: bool = False) -> list[QueryCount]:
+    """The most searched queries of the last `days` days (only those that found nothing, if asked)."""
+    path = settings.data_dir / "queries.db"
+    if not path.is_file():
+        return []
+    since = (dt.date.today() - dt.timedelta(days=days - 1)).isoformat()
+    order = "zero" if zero_only else "searches"
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10) as db:
+        rows = db.execute(
+            f"SELECT query, SUM(searches), SUM(zero) FROM query_day WHERE day >= ? GROUP BY query "
+            f"HAVING SUM({order}) > 0 ORDER BY SUM({order}) DESC, query LIMIT ?", (since, limit)).fetchall()
+    db.close()
+    return [QueryCount(query, searches, zero) for query, searches, zero in rows]
