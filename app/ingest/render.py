@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
+import emoji
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
@@ -81,6 +82,10 @@ class _PortalRenderer(RendererHTML):
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         stack: list[str] = env.get("link_stack", [])
         return stack.pop() if stack else "</a>"
+
+    def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        # GitHub shortcodes (:exclamation:, :warning:) in prose, as GitHub shows them; never in code.
+        return escapeHtml(emoji.emojize(tokens[idx].content, language="alias"))
 
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # Images are never loaded from elsewhere (intranet, no trackers): show their text.

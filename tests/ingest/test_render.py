@@ -33,3 +33,9 @@ def test_render_never_emits_script_urls_or_remote_images() -> None:
     html = render_markdown("[x](javascript:alert(1)) ![tracker](https://t.example/p.gif)")
     assert "javascript:" not in html.replace("[x](javascript:alert(1))", "")
     assert "<img" not in html
+
+
+def test_github_shortcodes_become_emoji_in_prose_but_not_in_code() -> None:
+    html = render_markdown(":exclamation: Note `:warning:` at 12:30:45, :not_an_emoji:\n\n```\n:+1:\n```")
+    assert html.startswith("<p>❗ Note <code>:warning:</code> at 12:30:45, :not_an_emoji:</p>")
+    assert ":+1:" in html
