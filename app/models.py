@@ -149,6 +149,7 @@ class SearchDocument(SQLModel):
 
     id: str
     title: str
+    label: str = ""  # the title, with the path added where several documents share that title
 
 
 class SearchHit(SQLModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -197,8 +197,7 @@ class Reader:
         ids = [m.id for m in page_matches]
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}
-        titles: dict[str, str] = {id_: title for id_, title in self.session.exec(
-            select(Document.id, Document.title).where(col(Document.id).in_({e.document_id for e in rows})))}
+        labels = self.document_labels()
         translations = self._linked(ids, "translation")
         results: list[SearchHit] = []
         for match in page_matches:
@@ -208,7 +207,8 @@ class Reader:
             results.append(SearchHit(
                 id=entry.id, title=entry.title, title_html=mark_terms(entry.title, outcome.terms),
                 lang=entry.lang, url=entry_url(entry.id),
-                document=SearchDocument(id=entry.document_id, title=titles[entry.document_id]),
+                document=SearchDocument(id=entry.document_id, title=labels[entry.document_id][0],
+                                        label=labels[entry.document_id][1]),
                 section=json.loads(entry.section),
                 snippet=make_snippet(entry.body_text or entry.title, outcome.terms),
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
@@ -242,6 +242,19 @@ class Reader:
             chosen = next((i for i in group if languages.get(i) == prefer), match.id)
             grouped.append(Match(chosen, match.score))
         return grouped, len(matches) - len(grouped)
+
+    def document_labels(self) -> dict[str, tuple[str, str]]:
+        """Each document's title and how to tell it apart: the title, plus its path where titles repeat.
+
+        Three documents called "FAQ" must not give three breadcrumbs that all say "FAQ".
+        """
+        cached: dict[str, tuple[str, str]] | None = self.snapshot.cache.get("document_labels")
+        if cached is None:
+            rows = self.session.exec(select(Document.id, Document.title, Document.path)).all()
+            seen = Counter(title for _, title, _ in rows)
+            cached = {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
+            self.snapshot.cache["document_labels"] = cached
+        return cached
 
     def thesaurus(self) -> Thesaurus:
         """The editor's glossary over the lexicons stored with this generation (built once per generation)."""

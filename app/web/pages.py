@@ -98,6 +98,7 @@ def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
     other = OTHER_LANGUAGE.get(entry.lang, "en")
     return _render(request, "pages/entry.html", entry.lang, f"/api/v1/entries/{entry.id}", {
         "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other, "read_in": READ_IN,
+        "document_label": reader.document_labels()[entry.document.id][1],
         "other_documents": [d for d in entry.document.translations if d.lang == other],
     })
 

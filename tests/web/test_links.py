@@ -130,3 +130,20 @@ def test_related_entries_and_titles_are_escaped(tmp_path: Path) -> None:
         assert [r["title"] for r in second["related"]] == ["Why does <script>alert(1)</script> fail with XSSError?"]
         page = http.get(second["url"]).text
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_documents_with_the_same_title_are_told_apart_by_their_path(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    for folder in ("alpha", "beta"):
+        (content / folder).mkdir(parents=True)
+        (content / folder / "faq.md").write_text(f"# FAQ\n\n## Why does {folder} fail?\n\nBecause.\n", encoding="utf-8")
+    (content / "guide.md").write_text("# Guide\n\n## Why does gamma fail?\n\nBecause.\n", encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "fail", "limit": 10}).json()["results"]
+        labels = {hit["document"]["label"] for hit in hits}
+        entry_page = client.get(next(h["url"] for h in hits if "alpha" in h["title"])).text
+    assert labels == {"FAQ (alpha/faq.md)", "FAQ (beta/faq.md)", "Guide"}
+    assert ">FAQ (alpha/faq.md)</a>" in entry_page
