@@ -96,6 +96,8 @@ def test_entry_page_shows_a_discreet_notice_on_repaired_text(client: InProcessCl
     doc = client.get("/api/v1/documents/hf-transformers-deepspeed-notes-zh").json()
     page = client.get(doc["entries"][1]["url"]).text
     assert 'class="notice repaired"' in page
+    notice = page.split('class="notice repaired"', 1)[1].split("</p>", 1)[0]
+    assert "`" not in notice and "faq check" not in notice  # for readers: no editor's commands, no markup
     clean = client.get(entry_url(client, "fused_adam")).text
     assert 'class="notice repaired"' not in clean
 
