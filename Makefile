@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test lint typecheck eval eval-real eval-links bench load screenshots clean
+.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-links bench load screenshots clean
 
 install: $(STAMP)
 
@@ -34,6 +34,14 @@ lint: install
 
 test: lint
 	$(BIN)/pytest
+
+# The API, page and search suites again with their data on PostgreSQL (FAQ_TEST_POSTGRES_URL;
+# .ci/run sets it). The PostgreSQL-only tests (publication, replicas, migrations) run in `make test`.
+ENGINE_SUITES = tests/web/test_api.py tests/web/test_html.py tests/web/test_pages.py tests/web/test_links.py \
+	tests/web/test_http.py tests/web/test_contract.py tests/web/test_interface.py tests/web/test_xss.py \
+	tests/search/test_query.py tests/test_docs.py
+test-postgres: install
+	FAQ_TEST_ENGINE=postgresql $(BIN)/pytest -q $(ENGINE_SUITES)
 
 eval: ingest
 	$(BIN)/faq eval ../shared/eval/queries-dev.tsv

@@ -24,6 +24,7 @@ SHARED = REPO.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # A throwaway local cluster (.ci/run creates it); tests make and drop their own databases on it.
 POSTGRES_URL = os.environ.get("FAQ_TEST_POSTGRES_URL", "")
+ENGINE = os.environ.get("FAQ_TEST_ENGINE", "sqlite")  # where `seeded` (and so `client`) keeps its data
 
 
 def require(path: Path, what: str) -> Path:
@@ -43,11 +44,19 @@ def settings_for(tmp_path: Path, content: Path = CONTENT) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """Settings whose data directory holds an ingest of the project's content/."""
-    settings = settings_for(tmp_path_factory.mktemp("seeded"))
+def seeded(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Settings]:
+    """Settings holding an ingest of the project's content/: on SQLite, or with FAQ_TEST_ENGINE=postgresql
+    on a fresh PostgreSQL database (`make test-postgres` runs the API and page suites that way)."""
+    folder = tmp_path_factory.mktemp("seeded")
+    if ENGINE == "postgresql":
+        for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
+            settings = pg_settings_for(folder, url)
+            run_ingest(settings, progress=False)
+            yield settings
+        return
+    settings = settings_for(folder)
     run_ingest(settings, progress=False)
-    return settings
+    yield settings
 
 
 @pytest.fixture(scope="session")

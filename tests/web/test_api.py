@@ -336,3 +336,10 @@ def test_healthz_answers_while_every_request_thread_is_busy(seeded: Settings) ->
         assert client.get("/healthz").status_code == 200  # the first answer counts the generation
         response = client.call(while_saturated)
     assert response.status_code == 200 and response.json()["entries"] > 0
+
+
+def test_the_suite_runs_on_the_engine_it_was_asked_for(seeded: Settings, client: InProcessClient) -> None:
+    from tests.conftest import ENGINE
+
+    assert seeded.resolved_database_url.startswith("postgresql" if ENGINE == "postgresql" else "sqlite")
+    assert client.get("/readyz").json()["status"] == "ok"
