@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-links bench load screenshots clean
+.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-links bench load reindex-load screenshots clean
 
 install: $(STAMP)
 
@@ -64,6 +64,11 @@ clean:
 
 bench: install
 	$(BIN)/python -m measure.bench
+
+# Searches on two replicas while `faq ingest` publishes five generations: failures and lag.
+reindex-load: install
+	$(BIN)/python -m measure.reindex_load sqlite
+	$(BIN)/python -m measure.reindex_load postgresql
 
 # Mixed traffic at 16/64/128 connections against a local server, beside a static file.
 load: install

@@ -73,6 +73,8 @@ class Snapshot:
 REQUEST_THREADS = 32
 SERVER_CONNECTIONS = 10  # kept per process on a shared server database
 POINTER_POLL_SECONDS = 1.0  # how often a replica asks the server database which generation is current
+# A replaced generation stays open this long for the requests still reading it (searches stop at 1 s).
+RETIRE_SECONDS = 30.0
 BUILD_RETRY_SECONDS = 30.0  # after a failed background index build, before the next attempt
 
 
@@ -149,6 +151,7 @@ class DataStore:
         self._polled: tuple[float, str | None] | None = None  # (when, the generation the pointer row named)
         self._builder: threading.Thread | None = None
         self._failed_builds: dict[str, float] = {}
+        self._retired: list[tuple[float, Snapshot]] = []  # replaced snapshots, closed after RETIRE_SECONDS
 
     def current(self) -> Snapshot:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
@@ -171,9 +174,22 @@ class DataStore:
                 old = self._snapshot
                 self._snapshot = self._open_good(name)
                 if old is not None:
-                    old.close()
+                    self._retire(old)
             self._pointer_stamp = stamp
             return self._snapshot
+
+    def _retire(self, old: Snapshot) -> None:
+        """Close `old` once requests that started on it are surely done, not under their feet.
+
+        Closing at once failed searches in flight on it (500s while `faq ingest` published,
+        measured with measure.reindex_load); snapshots retired long enough ago close now.
+        """
+        now = time.monotonic()
+        keep = [(when, snapshot) for when, snapshot in self._retired if now - when < RETIRE_SECONDS]
+        for when, snapshot in self._retired:
+            if now - when >= RETIRE_SECONDS:
+                snapshot.close()
+        self._retired = [*keep, (now, old)]
 
     def open_snapshot(self) -> Snapshot | None:
         """The current snapshot if it is open and the pointer has not moved: no I/O beyond a stat.
@@ -293,6 +309,9 @@ class DataStore:
             if self._snapshot is not None:
                 self._snapshot.close()
                 self._snapshot = None
+            for _, snapshot in self._retired:
+                snapshot.close()
+            self._retired = []
             if self._pointer_engine is not None:
                 self._pointer_engine.dispose()
                 self._pointer_engine = None
