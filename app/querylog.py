@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ from app.config import Settings
 
 MAX_QUERY = 200
 FLUSH_SECONDS = 5.0
+POPULAR_SECONDS = 60.0  # how stale the list of past queries offered as suggestions may be
+MIN_SEARCHES_TO_SUGGEST = 3  # a query one reader typed once is theirs; one searched often is everyone's
 SCHEMA = """CREATE TABLE IF NOT EXISTS query_day (
     day TEXT NOT NULL, query TEXT NOT NULL, searches INTEGER NOT NULL, zero INTEGER NOT NULL,
     PRIMARY KEY (day, query))"""
@@ -43,8 +46,10 @@ class QueryLog:
     """Counts searches in memory and writes them to the data folder in the background."""
 
     def __init__(self, settings: Settings) -> None:
+        self.settings = settings
         self.path: Path = settings.data_dir / "queries.db"
         self.days = settings.query_log_days
+        self._popular: tuple[float, list[str]] | None = None
         self._pending: Counter[tuple[str, str, bool]] = Counter()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -87,6 +92,14 @@ class QueryLog:
             db.execute("DELETE FROM query_day WHERE day <= ?", (oldest,))
         db.close()
 
+    def popular(self) -> list[str]:
+        """Past queries that found something, searched at least a few times, most searched first."""
+        now = time.monotonic()
+        if self._popular is None or now - self._popular[0] > POPULAR_SECONDS:
+            rows = top_queries(self.settings, max(self.days, 1), 1000, found_only=True) if self.days > 0 else []
+            self._popular = (now, [r.query for r in rows if r.searches >= MIN_SEARCHES_TO_SUGGEST])
+        return self._popular[1]
+
     def close(self) -> None:
         """Stop the writer and write what is left."""
         self._stop.set()
@@ -95,16 +108,18 @@ class QueryLog:
         self.flush()
 
 
-def top_queries(settings: Settings, days: int, limit: int, zero_only: bool = False) -> list[QueryCount]:
-    """The most searched queries of the last `days` days (only those that found nothing, if asked)."""
+def top_queries(settings: Settings, days: int, limit: int, zero_only: bool = False,
+                found_only: bool = False) -> list[QueryCount]:
+    """The most searched queries of the last `days` days (only those that found nothing, or something, if asked)."""
     path = settings.data_dir / "queries.db"
     if not path.is_file():
         return []
     since = (dt.date.today() - dt.timedelta(days=days - 1)).isoformat()
     order = "zero" if zero_only else "searches"
+    having = f"SUM({order}) > 0" + (" AND SUM(searches) > SUM(zero)" if found_only else "")
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10) as db:
         rows = db.execute(
             f"SELECT query, SUM(searches), SUM(zero) FROM query_day WHERE day >= ? GROUP BY query "
-            f"HAVING SUM({order}) > 0 ORDER BY SUM({order}) DESC, query LIMIT ?", (since, limit)).fetchall()
+            f"HAVING {having} ORDER BY SUM({order}) DESC, query LIMIT ?", (since, limit)).fetchall()
     db.close()
     return [QueryCount(query, searches, zero) for query, searches, zero in rows]

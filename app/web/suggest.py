@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -18,6 +19,7 @@ from sqlmodel import Session
 
 from app.ingest.language import HAN
 from app.queries import Reader
+from app.querylog import QueryLog, normalise_query
 from app.search.analysis import normalise_text
 from app.web.api import NO_DATA
 from app.web.deps import SettingsDep, StoreDep
@@ -25,6 +27,7 @@ from app.web.deps import SettingsDep, StoreDep
 MEDIA_TYPE = "application/x-suggestions+json"
 MAX_SUGGEST_LENGTH = 200
 LIMIT = 8
+PAST_SEARCH = "search"  # the description of a completion that is a past search rather than an entry
 WORD_CHAR = "[a-z0-9]"  # a Latin word starts after anything else: a space, _ - . /, a Chinese character
 
 
@@ -125,7 +128,8 @@ SUGGESTIONS_SCHEMA: dict[str, Any] = {
     # prefixItems, which validators of OpenAPI 3.0 vintage reject.
     "type": "array", "minItems": 4, "maxItems": 4,
     "description": "the query as sent, then three arrays of equal length: completions (entry titles), "
-                   "descriptions (each title's document) and the entry page of each completion",
+                   "descriptions (each title's document, or \"search\" for a search readers often made) and "
+                   "the page of each completion (the entry, or the search)",
     "items": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
     "example": ["cuda", ["CUDA out of memory"], ["FAQ"], ["/entries/cuda-out-of-memory-1a2b3c"]],
 }
@@ -140,7 +144,7 @@ router = APIRouter(prefix="/api/v1", tags=["browser integration"])
     "name": "q", "in": "query", "required": False, "schema": {"type": "string", "default": ""},
     "description": "what the reader has typed so far; empty or over 200 characters gives empty lists"}]})
 def suggest(request: Request, store: StoreDep, settings: SettingsDep) -> SuggestionsResponse:
-    """Completions for a browser's search box, from entry titles in both languages.
+    """Completions for a browser's search box: entry titles in both languages, then searches readers often made.
 
     An empty query, or one over 200 characters, gets empty lists (never an error).
     """
@@ -152,5 +156,20 @@ def suggest(request: Request, store: StoreDep, settings: SettingsDep) -> Suggest
     with Session(snapshot.engine) as session:
         titles = title_index(Reader(snapshot=snapshot, session=session)).complete(q)
     base = settings.public_url.rstrip("/")
-    return SuggestionsResponse([q, [t.title for t in titles], [t.document for t in titles],
-                                [f"{base}/entries/{t.id}" for t in titles]])
+    completions = [t.title for t in titles]
+    descriptions = [t.document for t in titles]
+    urls = [f"{base}/entries/{t.id}" for t in titles]
+    for past in past_searches(request.app.state.query_log, q, {c.lower() for c in completions},
+                              LIMIT - len(titles)):
+        completions.append(past)
+        descriptions.append(PAST_SEARCH)
+        urls.append(f"{base}/search?{urlencode({'q': past})}")
+    return SuggestionsResponse([q, completions, descriptions, urls])
+
+
+def past_searches(log: QueryLog, typed: str, shown: set[str], room: int) -> list[str]:
+    """Queries readers often searched that start with what is typed (and found something), most searched first."""
+    prefix = normalise_query(typed)
+    if room <= 0 or not prefix:
+        return []
+    return [q for q in log.popular() if q.startswith(prefix) and q != prefix and q not in shown][:room]

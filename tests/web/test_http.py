@@ -328,3 +328,25 @@ def test_docs_page_serves_the_vendored_swagger_ui_5(client: InProcessClient) -> 
     bundle = client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js").text
     assert "SwaggerUIBundle" in bundle and '"5.' in bundle
     assert client.get("/openapi.json").json()["openapi"].startswith("3.1")
+
+
+def test_suggest_offers_searches_readers_often_made_after_the_titles(tmp_path: Path) -> None:
+    from app.ingest.pipeline import run_ingest
+    from app.main import create_app
+    from app.querylog import QueryLog
+
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    log = QueryLog(settings)
+    for query, times in (("zero3 offload nvme tips", 3), ("zero3 private detail", 1), ("zero3 nothing", 5)):
+        for _ in range(times):
+            log.record(query, 0 if "nothing" in query else 4)
+    log.close()
+    with InProcessClient(create_app(settings)) as http:
+        typed, completions, descriptions, urls = http.get("/api/v1/suggest", params={"q": "Zero3 "}).json()
+    assert typed == "Zero3 "
+    assert "zero3 offload nvme tips" in completions  # searched often, and it found something
+    assert "zero3 private detail" not in completions  # searched once: one reader's business
+    assert "zero3 nothing" not in completions  # found nothing: no use suggesting it
+    i = completions.index("zero3 offload nvme tips")
+    assert descriptions[i] == "search" and urls[i] == "/search?q=zero3+offload+nvme+tips"
