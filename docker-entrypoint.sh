@@ -10,7 +10,9 @@
 #   anything else  a `faq` subcommand: ingest, check, reindex, migrate, inspect FILE, …
 #
 # A failed ingest does not stop the server: it keeps serving the previous data, or answers 503
-# on /readyz (with the reason) when there is none yet. A failed migration stops the container.
+# on /readyz (with the reason) when there is none yet. A database that does not answer is
+# waited for (backoff 1, 2, 4, 8, 15 s … up to FAQ_DB_WAIT, default 120 s); a migration that
+# still fails then stops the container.
 set -eu
 
 say() { echo "docker-entrypoint: $*" >&2; }
@@ -61,7 +63,19 @@ prepare() {
   fi
 
   if faq migrate --help >/dev/null 2>&1; then
-    faq migrate || { say "faq migrate failed (see above); not serving an unmigrated database"; exit 1; }
+    # A database that is still starting (compose, a restarted server) is waited for with
+    # backoff, up to FAQ_DB_WAIT seconds, rather than restarting the container in a loop.
+    waited=0 pause=1
+    until faq migrate; do
+      if [ "$waited" -ge "${FAQ_DB_WAIT:-120}" ]; then
+        say "faq migrate failed for ${waited} s (see above); not serving an unmigrated database"
+        exit 1
+      fi
+      say "database not ready; trying again in ${pause} s"
+      sleep "$pause"
+      waited=$((waited + pause))
+      pause=$((pause * 2 > 15 ? 15 : pause * 2))
+    done
   fi
 
   mode=${FAQ_INGEST:-auto}

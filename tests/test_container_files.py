@@ -31,6 +31,7 @@ echo "$*" >> "$FAKE_LOG"
 case "$1" in
   migrate)
     if [ "${2:-}" = --help ]; then [ -n "${FAKE_HAS_MIGRATE:-}" ] && exit 0; exit 2; fi
+    [ "$(grep -c '^migrate$' "$FAKE_LOG")" -le "${FAKE_MIGRATE_FAILURES:-0}" ] && exit 1
     exit "${FAKE_MIGRATE_EXIT:-0}" ;;
   ingest)
     code=${FAKE_INGEST_EXIT:-0}
@@ -160,10 +161,17 @@ def test_skipped_files_count_as_ingested(box: Box) -> None:
 def test_migrate_runs_when_the_command_exists_and_its_failure_stops_the_start(box: Box) -> None:
     _, calls, _ = box.run(FAKE_HAS_MIGRATE="1")
     assert calls[:2] == ["migrate --help", "migrate"]
-    code, calls, err = box.run(FAKE_HAS_MIGRATE="1", FAKE_MIGRATE_EXIT="1")
+    code, calls, err = box.run(FAKE_HAS_MIGRATE="1", FAKE_MIGRATE_EXIT="1", FAQ_DB_WAIT="0")
     assert code == 1
     assert calls == ["migrate --help", "migrate"]
-    assert "migrate failed" in err
+    assert "migrate failed for 0 s" in err
+
+
+def test_a_database_still_starting_is_waited_for_with_backoff(box: Box) -> None:
+    code, calls, err = box.run(FAKE_HAS_MIGRATE="1", FAKE_MIGRATE_FAILURES="2", FAQ_DB_WAIT="30")
+    assert code == 0, err
+    assert calls[:4] == ["migrate --help", "migrate", "migrate", "migrate"] and calls[-1] == SERVE
+    assert "trying again in 1 s" in err and "trying again in 2 s" in err
 
 
 def test_port_workers_and_extra_arguments_reach_faq_serve(box: Box) -> None:
@@ -352,3 +360,4 @@ def test_every_compose_variable_has_a_default_and_is_documented() -> None:
     assert [name for name, default in variables if not default] == []
     header = COMPOSE_TEXT.split("\nname:", 1)[0]
     assert sorted({name for name, _ in variables if f"#   {name}" not in header}) == []
+

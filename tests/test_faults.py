@@ -18,7 +18,7 @@ from app.config import Settings
 from app.generations import KEEP_GENERATIONS, complete_generations, current_name
 from app.ingest.pipeline import run_ingest
 from measure.localserver import running_server
-from tests.conftest import CONTENT, REPO
+from tests.conftest import CONTENT, REPO, pg_settings_for
 
 KILLS = 6
 
@@ -36,14 +36,13 @@ def _read_until(stop: threading.Event, base: str, paths: list[str], failures: li
                 counter[0] += 1
 
 
-def test_sigkilled_ingests_never_disturb_readers_and_leave_no_debris(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    settings = Settings(content_dir=content, data_dir=tmp_path / "data", database_url="",
-                        _env_file=None)  # type: ignore[call-arg]
-    run_ingest(settings, progress=False)
-    first = complete_generations(settings)
-    env = {"FAQ_DATA_DIR": str(settings.data_dir), "FAQ_CONTENT_DIR": str(content), "FAQ_DATABASE_URL": ""}
+def _kill_ingests_while_reading(settings: Settings) -> tuple[list[str], int, str]:
+    """SIGKILL `faq ingest` at random points while a client reads, then ingest once to the end.
+
+    Returns the failed reads, the reads made, and the generation the server finally served.
+    """
+    env = {"FAQ_DATA_DIR": str(settings.data_dir), "FAQ_CONTENT_DIR": str(settings.content_dir),
+           "FAQ_DATABASE_URL": settings.database_url}
     rng = random.Random(20261122)  # the kill points are random but repeatable
     failures: list[str] = []
     requests = [0]
@@ -64,13 +63,36 @@ def test_sigkilled_ingests_never_disturb_readers_and_leave_no_debris(tmp_path: P
             final = subprocess.run([sys.executable, "-m", "app.cli", "ingest", "--quiet"], cwd=REPO,
                                    env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
             assert final.returncode == 0, final.stderr
-            time.sleep(0.5)  # a few more reads on the new generation
+            time.sleep(2.5)  # more reads; a replica on a server database follows within a poll or two
+            served = str(httpx.get(base + "/readyz").json()["generation"])
         finally:
             stop.set()
             reader.join()
-    assert failures == [] and requests[0] > 50, (failures[:5], requests[0])
+    return failures, requests[0], served
+
+
+def test_sigkilled_ingests_never_disturb_readers_and_leave_no_debris(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    settings = Settings(content_dir=content, data_dir=tmp_path / "data", database_url="",
+                        _env_file=None)  # type: ignore[call-arg]
+    run_ingest(settings, progress=False)
+    first = complete_generations(settings)
+    failures, requests, served = _kill_ingests_while_reading(settings)
+    assert failures == [] and requests > 50, (failures[:5], requests)
     kept = complete_generations(settings)
-    assert kept[0] != first[0] and kept[0] == current_name(settings) and len(kept) <= KEEP_GENERATIONS
+    assert kept[0] != first[0] and kept[0] == current_name(settings) == served and len(kept) <= KEEP_GENERATIONS
     # Only complete generations and their pointer remain: killed builds were swept.
     leftovers = [p.name for p in (settings.data_dir / "generations").iterdir() if p.name not in kept]
     assert leftovers == [], leftovers
+
+
+def test_sigkilled_ingests_on_postgresql_never_disturb_readers(tmp_path: Path, postgres_url: str) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    settings = pg_settings_for(tmp_path, postgres_url, content)
+    run_ingest(settings, progress=False)
+    first = current_name(settings)
+    failures, requests, served = _kill_ingests_while_reading(settings)
+    assert failures == [] and requests > 50, (failures[:5], requests)
+    assert served == current_name(settings) != first  # the replica follows the pointer row to the last ingest
