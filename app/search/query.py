@@ -37,6 +37,10 @@ MAX_RAW_TERMS = 128
 SNIPPET_CHARS = 180
 EQUIVALENT_WEIGHT = 0.5  # a glossary equivalent counts, but less than the words the reader typed
 LEXICON_WEIGHT = 0.3  # a mined equivalent counts less again: it was learnt, not written
+# An equivalent in more entries than both of these is left out: it tells little (low idf) and
+# costs much (every entry holding it is scored). Below the floor, any equivalent is cheap.
+EQUIVALENT_MAX_SHARE = 0.05
+EQUIVALENT_MIN_LIMIT = 500
 SUGGEST_BELOW = 3  # offer a spelling suggestion when fewer entries than this match
 WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
 # What issue templates put before a pasted title: "[Bug]: ", "<title>", "help request: ".
@@ -340,7 +344,7 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
         options: list[Query] = [And([_term_query(t, fields) for t in covered])]
         for other in group:
             other_terms = list(_phrase_terms(other))
-            if other != phrase and other_terms:
+            if other != phrase and other_terms and not _too_common(searcher, other_terms, fields):
                 options.append(And([_term_query(t, fields, weight) for t in other_terms]))
                 highlighted.extend(other_terms)
         clauses.append(Or(options))
@@ -348,6 +352,16 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
             remaining.remove(t)
     clauses.extend(_identifier_query(t, fields, searcher) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
+
+
+def _too_common(searcher: Searcher, terms: Sequence[str], fields: Fields) -> bool:
+    """Whether an equivalent's rarest word is in so many entries that it tells little and costs much.
+
+    `模型 ~ model` in a portal about models would score most entries at a fraction of a weight.
+    """
+    limit: float = max(EQUIVALENT_MAX_SHARE * searcher.doc_count(), EQUIVALENT_MIN_LIMIT)
+    rarest: int = min(max(searcher.doc_frequency(field, t) for field in fields) for t in terms)
+    return rarest > limit
 
 
 def _clause_weight(searcher: Searcher, clause: Query) -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.lexicon import mine_lexicon
 from app.ingest.pipeline import run_ingest
@@ -99,3 +101,23 @@ def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_s
     stems = set(query_terms("fragmentation of the memory"))
     assert [phrase for phrase, _, _ in thesaurus.mentioned("", stems)] == ["memory fragmentation"]
     assert thesaurus.mentioned("", set(query_terms("memory"))) == []  # "GPU memory" needs both words
+
+
+def test_an_equivalent_found_in_most_entries_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.search.query as query
+
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "glossary.tsv", "模型\tmodel\n冻结\tfreeze\n")
+    _write(content, "models.en.md", "# Models\n\n" + "".join(
+        f"## How do I load model {k}?\n\nCall `load({k})`.\n\n" for k in range(12)) + "## Can I freeze it?\n\nYes.\n")
+    _write(content, "faq.zh.md", "# 常见问题\n\n## 模型如何冻结？\n\n设置 `trainable`。\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    monkeypatch.setattr(query, "EQUIVALENT_MIN_LIMIT", 5)  # as if 14 entries were a large portal
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "模型 冻结", "lang": "en"}).json()["results"]
+    # "model" is in 12 of 14 entries: dropped; "freeze" is rare: kept, and it finds its entry.
+    assert [hit["title"] for hit in hits] == ["Can I freeze it?"]
