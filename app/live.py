@@ -50,13 +50,6 @@ class Reingester:
             self._thread.start()
             return True
 
-    def wait(self, timeout: float | None = None) -> IngestStatus:
-        """Wait for the running ingest, if any, and return the status."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        return self.status
-
     def run(self) -> IngestStatus:
         """Ingest now, in this thread; the outcome is logged, counted and kept in `status`."""
         started = time.perf_counter()

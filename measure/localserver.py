@@ -63,3 +63,23 @@ def seeded_server() -> Iterator[str]:
         run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
         with running_server({"FAQ_DATA_DIR": data}) as (base, _):
             yield base
+
+
+@contextmanager
+def scratch_postgres_database(server: str, prefix: str = "faq_scratch") -> Iterator[str]:
+    """The URL of a new empty database on the PostgreSQL `server` (the role needs CREATEDB), dropped at the end."""
+    import uuid
+
+    from sqlalchemy import create_engine, make_url, text
+    from sqlalchemy.pool import NullPool
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

@@ -18,9 +18,7 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -28,27 +26,9 @@ import httpx
 from app.config import Settings
 from app.generations import current_name
 from app.ingest.pipeline import run_ingest
-from measure.localserver import ROOT, running_server
+from measure.localserver import ROOT, running_server, scratch_postgres_database
 
 QUERIES = ["FSDP", "CUDA out of memory", "显存不足", "deepspeed 版本", "bitsandbytes undefined symbol", "梯度检查点"]
-
-
-@contextmanager
-def scratch_database(server: str) -> Iterator[str]:
-    """A new PostgreSQL database on `server`, dropped at the end."""
-    from sqlalchemy import create_engine, make_url, text
-    from sqlalchemy.pool import NullPool
-
-    name = f"faq_reindex_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(server, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _search(stop: threading.Event, bases: list[str], counts: dict[str, int], lock: threading.Lock) -> None:
@@ -87,7 +67,7 @@ def run(engine: str, clients: int, reingests: int) -> int:
                 print("set FAQ_BENCH_POSTGRES_URL (or FAQ_TEST_POSTGRES_URL) to a PostgreSQL the role may create "
                       "databases on")
                 return 2
-            url = stack.enter_context(scratch_database(server))
+            url = stack.enter_context(scratch_postgres_database(server, "faq_reindex"))
         shared = engine == "sqlite"
         folders = [root / "publisher", root / ("publisher" if shared else "replica-a"),
                    root / ("publisher" if shared else "replica-b")]

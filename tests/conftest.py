@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import NullPool, create_engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
@@ -17,6 +15,7 @@ from app.generations import describe_failure
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
+from measure.localserver import scratch_postgres_database
 
 REPO = Path(__file__).resolve().parents[1]
 CONTENT = REPO / "content"
@@ -94,16 +93,8 @@ def postgres_server() -> str:
 
 def fresh_postgres_database(server: str) -> Iterator[str]:
     """A new empty database on `server` for one test (or module), dropped afterwards."""
-    name = f"faq_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgres_database(server, "faq_test") as url:
+        yield url
 
 
 @pytest.fixture

@@ -57,13 +57,13 @@ def cedict() -> tuple[tuple[str, tuple[str, ...]], ...]:
 def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
     """[Chinese word, English gloss …] groups for the dictionary words that `texts` hold in both languages."""
     bigrams: set[str] = set()
-    stems: set[str] = set()
+    words: set[str] = set()
     for text in texts:
-        lowered = text.lower()
-        stems.update(map(stem, set(ENGLISH_WORD.findall(lowered))))
+        words.update(ENGLISH_WORD.findall(text.lower()))
         for run in HAN_WORD.finditer(text):
             chars = run.group()
             bigrams.update(chars[i:i + 2] for i in range(len(chars) - 1))
+    stems = set(map(stem, words))  # each distinct word stemmed once, not once per text holding it
     present: dict[str, list[str]] = {}
     for word, senses in cedict():
         if all(word[i:i + 2] in bigrams for i in range(len(word) - 1)):

@@ -93,11 +93,11 @@ def html_to_text(fragment: str) -> str:
     Block elements part words; inline ones do not: the highlighter's spans inside
     `--num_gpus=8` must not turn it into `--num_gpus = 8`.
     """
-    return " ".join(html.unescape(INLINE_TAG.sub("", TAG.sub(_tag_space, fragment))).split())
+    return " ".join(html.unescape(TAG.sub(_tag_gap, fragment)).split())
 
 
-def _tag_space(match: re.Match[str]) -> str:
-    return match.group(0) if INLINE_TAG.fullmatch(match.group(0)) else " "
+def _tag_gap(match: re.Match[str]) -> str:
+    return "" if INLINE_TAG.fullmatch(match.group(0)) else " "
 
 
 def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bool = True) -> IngestReport:

@@ -36,14 +36,14 @@ def _digest(data: bytes) -> str:
 def fingerprints(directory: Path) -> dict[str, str]:
     """A short content hash of every file under `directory`, by its path relative to it."""
     return {file.relative_to(directory).as_posix(): _digest(file.read_bytes())
-            for file in sorted(directory.rglob("*")) if file.is_file()}
+            for file in sorted(directory.rglob("*")) if file.is_file() and "__pycache__" not in file.parts}
 
 
 @lru_cache(maxsize=4)
 def code_fingerprint(root: Path) -> str:
     """One hash of the code, templates and static files: a deploy changes every ETag, a restart none."""
     parts = [f"{path}:{digest}" for folder in ("app", "templates", "static")
-             for path, digest in fingerprints(root / folder).items() if not path.endswith(".pyc")]
+             for path, digest in fingerprints(root / folder).items()]
     return _digest("\n".join(parts).encode())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -25,6 +26,7 @@ from app.web.strings import (
 
 router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 10
+OUTLINES_KEPT = 32  # parsed documents kept per generation
 NO_STORE = "no-store"
 
 READ_IN = {"zh": "阅读中文版", "en": "Read in English"}  # the switch speaks the language it leads to
@@ -109,7 +111,15 @@ def document_page(request: Request, reader: ReaderDep, document_id: str) -> Resp
     document = reader.get_document(document_id)
     # Anchors on the questions and an "on this page" list that jumps to them.
     label = INTERFACE[reader_interface(request)]["permalink"]
-    html, items = outline(document.html, document.title, document.entries, label)
+    # Parsing a whole document is the page's costliest step: done once per generation for the
+    # documents read most, not on every view.
+    outlines: OrderedDict[tuple[str, str], Any] = reader.snapshot.cache.setdefault("outline", OrderedDict())
+    parsed = outlines.get((document.id, label))
+    if parsed is None:
+        parsed = outlines[document.id, label] = outline(document.html, document.title, document.entries, label)
+        while len(outlines) > OUTLINES_KEPT:  # the first parsed go first
+            outlines.popitem(last=False)
+    html, items = parsed
     return _render(request, "pages/document.html", document.lang,
                    f"/api/v1/documents/{document.id}",
                    {"document": document, "document_html": html, "outline": items})
