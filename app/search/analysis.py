@@ -32,6 +32,7 @@ with warnings.catch_warnings():
 
 HAN_RUN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 WORD_RUN = r"[a-z0-9]+(?:[._\-/+][a-z0-9]+)*"
+HAN = re.compile(HAN_RUN)
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
 PART_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+(?:\.[0-9]+)*")
 QUERY_WORD_BIGRAMS_ONLY = True
@@ -41,6 +42,13 @@ what when where which who why will with can my me we you your
 about after all also am any been before but both could did didn don doesn each had has have
 here into its just may might more most much must our out over same should some such than their
 them then there these they those through too very via were would yes
+""".split())
+# The same for Chinese: question and function words that every other title holds (为什么, 如何),
+# as jieba segments them. A query drops their bigrams unless a content word shares them.
+ZH_STOP_WORDS = frozenset("""
+什么 为什么 怎么 怎么办 怎样 怎么样 如何 是否 能否 可否 有没有 请问 请教 求助 求解 一下 谢谢 大家
+我们 你们 他们 这个 那个 这些 那些 哪些 哪个 这样 那样 因为 所以 但是 而且 或者 如果 然后 还是 已经
+可以 能够 时候 的话
 """.split())
 
 
@@ -153,9 +161,19 @@ def query_terms(text: str) -> list[str]:
     analysed = list(analyse(text, for_query=True))
     terms = list(dict.fromkeys(t.text for t in analysed))
     # Judge stop words by the word as typed: stems ("doe" for "does") are not in the list.
-    stops = {t.text for t in analysed if text[t.start:t.end].lower() in STOP_WORDS}
+    stops = {t.text for t in analysed if text[t.start:t.end].lower() in STOP_WORDS} | _chinese_stops(text)
     content = [t for t in terms if t not in stops]
     return content or terms
+
+
+def _chinese_stops(text: str) -> set[str]:
+    """The bigrams of the query's Chinese function words (为什么 → 为什, 什么), unless a content word holds them too."""
+    stop: set[str] = set()
+    content: set[str] = set()
+    for run in HAN.findall(normalise_text(text)):
+        for word, _, _ in jieba.tokenize(run):
+            (stop if word in ZH_STOP_WORDS else content).update(word[i:i + 2] for i in range(len(word) - 1))
+    return stop - content
 
 
 class BilingualTokenizer(Tokenizer):  # type: ignore[misc]

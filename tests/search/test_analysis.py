@@ -45,6 +45,13 @@ def test_query_terms_drop_stop_words_unless_nothing_else_is_left() -> None:
     assert query_terms("the") == ["the"]
 
 
+def test_query_terms_drop_chinese_question_words_as_english_ones_are_dropped() -> None:
+    # "why" is a stop word; 为什么 is too, or its bigrams outweigh the words that say what failed.
+    assert query_terms("nginx配置完成也无法流式是为什么？") == ["nginx", "配置", "完成", "无法", "流式"]
+    assert query_terms("如何 什么是代理") == ["代理"]
+    assert query_terms("为什么") == ["为什", "什么"]  # nothing else: kept
+
+
 def test_tokenizer_reports_character_offsets_of_the_source_text() -> None:
     value = "报错 ＯＯＭ"
     tokens = [(t.text, value[t.startchar:t.endchar]) for t in BilingualTokenizer()(value, chars=True)]
