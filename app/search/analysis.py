@@ -14,7 +14,7 @@ import logging
 import re
 import unicodedata
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 import jieba
 import zhconv
 from whoosh.analysis import Token, Tokenizer
-from whoosh.lang.porter import stem
+from whoosh.lang.porter import stem as porter_stem
 
 jieba.setLogLevel(logging.WARNING)
 with warnings.catch_warnings():
@@ -74,10 +74,32 @@ def _normalise_char(char: str) -> str:
     return "".join(to_simplified(c) if "\u3400" <= c <= "\ufaff" else c for c in folded)
 
 
+class _Folding(dict[int, str]):
+    """`str.translate` table of normalised characters, filled as characters are met."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uneven: set[str] = set()  # characters that normalise to none or several
+
+    def __missing__(self, code: int) -> str:
+        folded = _normalise_char(chr(code))
+        if len(folded) != 1:
+            self.uneven.add(chr(code))
+        if code < 0x10000:  # bounded: a query of random rare characters cannot grow the table for ever
+            self[code] = folded
+        return folded
+
+
+_FOLDING = _Folding()
+
+
 def normalise(text: str) -> tuple[str, list[int]]:
     """Normalised text and, for each of its characters, the index of its source character."""
     if text.isascii():
         return text.lower(), list(range(len(text)))
+    folded = text.translate(_FOLDING)
+    if _FOLDING.uneven.isdisjoint(text):  # one character for one: offsets are the identity
+        return folded, list(range(len(text)))
     out: list[str] = []
     offsets: list[int] = []
     for index, char in enumerate(text):
@@ -91,7 +113,7 @@ def normalise_text(text: str) -> str:
     """Just the normalised text (for cache keys, vocabulary and anchors), without offsets."""
     if text.isascii():
         return text.lower()
-    return "".join(map(_normalise_char, text))
+    return text.translate(_FOLDING)
 
 
 def _word_parts(original: str) -> list[str]:
@@ -100,6 +122,13 @@ def _word_parts(original: str) -> list[str]:
     for chunk in re.split(r"[._\-/+]+", original):
         parts.extend(PART_PATTERN.findall(chunk) or ([chunk] if chunk else []))
     return [p.lower() for p in parts if p]
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Porter stem (words repeat in every entry and query: each is stemmed once)."""
+    stemmed: str = porter_stem(word)
+    return stemmed
 
 
 @lru_cache(maxsize=16384)
@@ -174,6 +203,43 @@ def _chinese_stops(text: str) -> set[str]:
         for word, _, _ in jieba.tokenize(run):
             (stop if word in ZH_STOP_WORDS else content).update(word[i:i + 2] for i in range(len(word) - 1))
     return stop - content
+
+
+def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
+    """Where `text` holds any of the query's terms, adjacent matches merged, in order (for highlighting).
+
+    The query's analysis without its positions: words as stems or whole identifiers, and a
+    Chinese term wherever its bigram occurs.
+    """
+    wanted = set(terms)
+    bigrams = [t for t in wanted if len(t) > 1 and HAN.fullmatch(t)]
+    starts = {t[:2] for t in wanted}
+    norm, offsets = normalise(text)
+    found: list[tuple[int, int]] = []
+    for match in TOKEN_PATTERN.finditer(norm):
+        start, end = match.span()
+        if match.lastgroup == "han":
+            run = match.group()
+            if run in wanted:  # a lone character (我) only where it stands alone, as in the index
+                found.append((start, end))
+            for bigram in bigrams:
+                at = run.find(bigram)
+                while at >= 0:
+                    found.append((start + at, start + at + len(bigram)))
+                    at = run.find(bigram, at + 1)
+            continue
+        word = match.group()
+        # Porter rewrites only a word's ending: one that starts otherwise than every term needs no stemming.
+        if word in wanted or (word[:2] in starts and stem(word) in wanted):
+            found.append((start, end))
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        src_start, src_end = offsets[start], offsets[end - 1] + 1
+        if spans and src_start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], src_end))
+        else:
+            spans.append((src_start, src_end))
+    return spans
 
 
 class BilingualTokenizer(Tokenizer):  # type: ignore[misc]

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from whoosh.collectors import Collector, TimeLimit, WrappingCollector
-from whoosh.lang.porter import stem
 from whoosh.qparser import MultifieldParser
 from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
-from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms
+from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms, stem, term_spans
 from app.search.errors import error_signature, looks_like_error
 
 Glossary = Sequence[Sequence[str]]
@@ -434,20 +433,6 @@ def _weight_held(searcher: Searcher, clauses: list[Query], weights: list[float],
     return held
 
 
-def _match_spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """Where `text` holds the query's terms, adjacent matches merged, in order."""
-    wanted = set(terms)
-    spans: list[tuple[int, int]] = []
-    # Query-side analysis: the same bigrams and whole words queries use, without jieba's cost.
-    for term in analyse(text, for_query=True):
-        if term.text in wanted:
-            if spans and term.start <= spans[-1][1]:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], term.end))
-            else:
-                spans.append((term.start, term.end))
-    return spans
-
-
 def _marked(text: str, spans: list[tuple[int, int]], begin: int, end: int) -> str:
     """`text[begin:end]` HTML-escaped, with the spans inside it in <mark>."""
     parts: list[str] = []
@@ -465,12 +450,12 @@ def _marked(text: str, spans: list[tuple[int, int]], begin: int, end: int) -> st
 
 def mark_terms(text: str, terms: list[str]) -> str:
     """All of `text`, HTML-escaped, with the query's terms in <mark> (for titles)."""
-    return _marked(text, _match_spans(text, terms), 0, len(text))
+    return _marked(text, term_spans(text, terms), 0, len(text))
 
 
 def make_snippet(text: str, terms: list[str], width: int = SNIPPET_CHARS) -> str:
     """An HTML-escaped excerpt of `text` around its best run of matches, matches in <mark>."""
-    spans = _match_spans(text, terms)
+    spans = term_spans(text, terms)
     if not spans:
         excerpt = text[:width]
         return html.escape(excerpt) + ("…" if len(text) > width else "")

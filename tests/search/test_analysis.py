@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.search.analysis import BilingualTokenizer, analyse, normalise, query_terms
+from app.search.analysis import BilingualTokenizer, analyse, normalise, query_terms, term_spans
 
 
 def texts(value: str) -> list[tuple[str, int]]:
@@ -56,3 +56,16 @@ def test_tokenizer_reports_character_offsets_of_the_source_text() -> None:
     value = "报错 ＯＯＭ"
     tokens = [(t.text, value[t.startchar:t.endchar]) for t in BilingualTokenizer()(value, chars=True)]
     assert tokens == [("报错", "报错"), ("oom", "ＯＯＭ")]
+
+
+def test_term_spans_find_stems_identifiers_bigrams_and_lone_characters_where_the_index_would() -> None:
+    text = "我 Connections fail; 我们 set PYTORCH_CUDA_ALLOC_CONF, ＯＯＭ 显存不足"
+    spans = term_spans(text, ["connect", "pytorch_cuda_alloc_conf", "oom", "存不", "我"])
+    assert [text[a:b] for a, b in spans] == ["我", "Connections", "PYTORCH_CUDA_ALLOC_CONF", "ＯＯＭ", "存不"]
+
+
+def test_normalise_keeps_offsets_right_when_a_character_folds_to_several() -> None:
+    text = "ﬁle 報錯 ß"
+    norm, offsets = normalise(text)
+    assert norm == "file 报错 ss"
+    assert [text[offsets[i]] for i in (0, 1, 2, 5, 8, 9)] == ["ﬁ", "ﬁ", "l", "報", "ß", "ß"]
