@@ -195,6 +195,20 @@ def query_terms(text: str) -> list[str]:
     return content or terms
 
 
+def identifier_words(text: str) -> dict[str, list[str]]:
+    """The query's identifiers (as `query_terms` gives them) and their stemmed words: `AllowPublicKeyRetrieval` →
+    allow, public, key, retriev."""
+    norm, offsets = normalise(text)
+    words: dict[str, list[str]] = {}
+    for match in TOKEN_PATTERN.finditer(norm):
+        if match.lastgroup == "word":
+            src_start, src_end = offsets[match.start()], offsets[match.end() - 1] + 1
+            parts = _word_parts(unicodedata.normalize("NFKC", text[src_start:src_end]))
+            if len(parts) > 1:
+                words[match.group()] = [stem(part) for part in parts]
+    return words
+
+
 def _chinese_stops(text: str) -> set[str]:
     """The bigrams of the query's Chinese function words (为什么 → 为什, 什么), unless a content word holds them too."""
     stop: set[str] = set()

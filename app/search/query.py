@@ -16,7 +16,7 @@ from whoosh.query import And, ConstantScoreQuery, Phrase, Query, Term
 from whoosh.query.compound import DefaultOr as Or  # see UNIONS
 from whoosh.searching import Results, Searcher
 
-from app.search.analysis import HAN_RUN, analyse, normalise_text, query_terms, stem, term_spans
+from app.search.analysis import HAN_RUN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
 from app.search.errors import error_signature, looks_like_error
 
 Glossary = Sequence[Sequence[str]]
@@ -62,6 +62,7 @@ IDENTIFIER_WEIGHT = 2.0
 IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
 SEGMENT_WEIGHT = 0.5
 SEGMENT_MAX_SHARE = 0.05  # a segment in more entries than this is not distinctive
+WORDS_WEIGHT = 0.5  # an unknown identifier's words, all held by an entry (`Public Key Retrieval`)
 COMPOUND = re.compile(r"[a-z]{7,}")  # an unknown word this long may be two glued together
 MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
@@ -264,7 +265,7 @@ class Thesaurus:
         return found
 
 
-def _identifier_query(term: str, fields: Fields, searcher: Searcher) -> Query:
+def _identifier_query(term: str, fields: Fields, searcher: Searcher, words: Sequence[str] = ()) -> Query:
     """A term; an identifier weighs more and also matches its distinctive segments, weighted lower.
 
     `com.datastax…NoHostAvailableException` must meet an entry that names the exception
@@ -284,6 +285,9 @@ def _identifier_query(term: str, fields: Fields, searcher: Searcher) -> Query:
         for form in dict.fromkeys((part, stem(part))):
             if max(searcher.doc_frequency(field, form) for field in fields) <= limit:
                 options.append(_term_query(form, fields, weight * SEGMENT_WEIGHT))
+    words = [word for word in dict.fromkeys(words) if len(word) >= 3 and word.isalpha()]
+    if len(words) > 1 and _unknown(searcher, term, fields):
+        options.append(And([_term_query(word, fields, weight * WORDS_WEIGHT) for word in words]))
     return Or(options) if len(options) > 1 else whole
 
 
@@ -353,7 +357,8 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
         clauses.append(Or(options))
         for t in covered:
             remaining.remove(t)
-    clauses.extend(_identifier_query(t, fields, searcher) for t in remaining)
+    words = identifier_words(text)
+    clauses.extend(_identifier_query(t, fields, searcher, words.get(t, [])) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.search.analysis import BilingualTokenizer, analyse, normalise, query_terms, term_spans
+from app.search.analysis import BilingualTokenizer, analyse, identifier_words, normalise, query_terms, term_spans
 
 
 def texts(value: str) -> list[tuple[str, int]]:
@@ -69,3 +69,8 @@ def test_normalise_keeps_offsets_right_when_a_character_folds_to_several() -> No
     norm, offsets = normalise(text)
     assert norm == "file 报错 ss"
     assert [text[offsets[i]] for i in (0, 1, 2, 5, 8, 9)] == ["ﬁ", "ﬁ", "l", "報", "ß", "ß"]
+
+
+def test_identifier_words_split_camel_case_and_separators_into_stems() -> None:
+    words = identifier_words("无法指定 AllowPublicKeyRetrieval=True max_length plain")
+    assert words == {"allowpublickeyretrieval": ["allow", "public", "kei", "retriev"], "max_length": ["max", "length"]}

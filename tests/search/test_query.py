@@ -74,6 +74,21 @@ def test_an_unknown_compound_word_finds_entries_that_write_its_parts_apart(tmp_p
     assert result.failures == []
 
 
+def test_an_unknown_camel_case_identifier_finds_the_entry_that_writes_its_words(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "faq.md").write_text(
+        "# FAQ\n\n## The job fails with Public Key Retrieval is not allowed\n\nAdd the option to the URL.\n\n"
+        "## How do I allow a key?\n\nList it in the config.\n\n"
+        + "".join(f"## Why does job {i} fail?\n\nRetry job {i}.\n\n" for i in range(40)), encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\t1\t无法指定链接参数 AllowPublicKeyRetrieval=True\tPublic Key Retrieval\n", encoding="utf-8")
+    result = evaluate(settings, read_queries(queries))
+    assert result.failures == []
+
+
 def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
     from app.ingest.pipeline import html_to_text
 
