@@ -357,8 +357,8 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
         clauses.append(Or(options))
         for t in covered:
             remaining.remove(t)
-    words = identifier_words(text)
-    clauses.extend(_identifier_query(t, fields, searcher, words.get(t, [])) for t in remaining)
+    identifiers = identifier_words(text)
+    clauses.extend(_identifier_query(t, fields, searcher, identifiers.get(t, [])) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
 
 
