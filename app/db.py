@@ -15,10 +15,11 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import SQLAlchemyError
@@ -43,6 +44,7 @@ from app.models import Entry
 from app.search.index import open_index
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class NoDataError(RuntimeError):
@@ -58,6 +60,27 @@ class Snapshot:
     searcher: Searcher
     search_lock: threading.Lock = field(default_factory=threading.Lock)
     cache: dict[Any, Any] = field(default_factory=dict)
+    _kept_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def kept(self, kind: str, key: Hashable, limit: int, build: Callable[[], T],
+             worth_keeping: Callable[[T], bool] = lambda _: True) -> T:
+        """The value of `key` among this generation's `kind`, built on first use; the `limit` last used are kept.
+
+        A generation never changes, so what is read from it once holds until the next one.
+        """
+        with self._kept_lock:
+            values: OrderedDict[Hashable, Any] = self.cache.setdefault(kind, OrderedDict())
+            if key in values:
+                values.move_to_end(key)
+                found: T = values[key]
+                return found
+        value = build()  # outside the lock: two requests may build the same value, never wait on each other
+        if limit > 0 and worth_keeping(value):
+            with self._kept_lock:
+                values[key] = value
+                while len(values) > limit:
+                    values.popitem(last=False)
+        return value
 
     def close(self) -> None:
         """Release the searcher and the database connections."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +46,11 @@ from app.search.query import (
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
+# Read once per generation and kept, the most read first to stay: entries are small; a
+# document holds its whole text, so fewer of them.
+ENTRIES_KEPT = 2048
+DOCUMENTS_KEPT = 32
+DOCUMENT_KEPT_CHARS = 1_000_000
 
 
 class NotFound(LookupError):
@@ -98,6 +103,10 @@ class Reader:
 
     def get_document(self, document_id: str) -> DocumentDetail:
         """One document with its entries in order and the documents that translate it."""
+        return self.snapshot.kept("document", document_id, DOCUMENTS_KEPT, lambda: self._read_document(document_id),
+                                  lambda document: len(document.markdown) + len(document.html) <= DOCUMENT_KEPT_CHARS)
+
+    def _read_document(self, document_id: str) -> DocumentDetail:
         doc = self.session.get(Document, document_id)
         if doc is None:
             raise NotFound(f"no document with id {document_id!r}")
@@ -122,6 +131,9 @@ class Reader:
 
     def get_entry(self, entry_id: str) -> EntryDetail:
         """One entry with its document, breadcrumb, translations and related entries."""
+        return self.snapshot.kept("entry", entry_id, ENTRIES_KEPT, lambda: self._read_entry(entry_id))
+
+    def _read_entry(self, entry_id: str) -> EntryDetail:
         entry = self.session.get(Entry, entry_id)
         if entry is None:
             raise NotFound(f"no entry with id {entry_id!r}")
@@ -142,10 +154,13 @@ class Reader:
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""
-        entry = self.session.get(Entry, entry_id)
-        if entry is None:
-            raise NotFound(f"no entry with id {entry_id!r}")
-        return entry.title_html, entry.body_html
+        def read() -> tuple[str, str]:
+            row = self.session.exec(select(Entry.title_html, Entry.body_html).where(Entry.id == entry_id)).first()
+            if row is None:
+                raise NotFound(f"no entry with id {entry_id!r}")
+            return row[0], row[1]
+
+        return self.snapshot.kept("entry_html", entry_id, ENTRIES_KEPT, read)
 
     def _linked(self, source_ids: Sequence[str], kind: str) -> dict[str, list[EntryRef]]:
         if not source_ids:
@@ -177,12 +192,14 @@ class Reader:
 
     def _search(self, query: str, lang: str | None, limit: int, offset: int,
                 document: str | None, prefer: str | None, raw: bool) -> SearchPage:
-        key = ("search", normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw)
-        cache: OrderedDict[object, SearchPage] = self.snapshot.cache.setdefault("search", OrderedDict())
-        cached = cache.get(key)
-        if cached is not None:
-            cache.move_to_end(key)
-            return cached.model_copy(update={"query": query})
+        key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw)
+        page = self.snapshot.kept("search", key, self.cache_size,
+                                  lambda: self._search_page(query, lang, limit, offset, document, prefer, raw),
+                                  lambda page: not page.partial)  # a cut-short search may finish next time
+        return page.model_copy(update={"query": query})
+
+    def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
+                     document: str | None, prefer: str | None, raw: bool) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
         with self.snapshot.search_lock:
             if raw:
@@ -213,13 +230,8 @@ class Reader:
                 snippet=make_snippet(entry.body_text or entry.title, outcome.terms),
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
             ))
-        page = SearchPage(query=query, total=total, limit=limit, offset=offset,
+        return SearchPage(query=query, total=total, limit=limit, offset=offset,
                           suggestion=outcome.suggestion, results=results, partial=outcome.partial)
-        if self.cache_size and not page.partial:  # a cut-short search may finish next time
-            cache[key] = page
-            while len(cache) > self.cache_size:
-                cache.popitem(last=False)
-        return page
 
     def _group_translations(self, matches: list[Match], prefer: str | None) -> tuple[list[Match], int]:
         """Matches with each translation pair folded into one, and how many were folded away."""
@@ -248,30 +260,22 @@ class Reader:
 
         Three documents called "FAQ" must not give three breadcrumbs that all say "FAQ".
         """
-        cached: dict[str, tuple[str, str]] | None = self.snapshot.cache.get("document_labels")
-        if cached is None:
+        def read() -> dict[str, tuple[str, str]]:
             rows = self.session.exec(select(Document.id, Document.title, Document.path)).all()
             seen = Counter(title for _, title, _ in rows)
-            cached = {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
-            self.snapshot.cache["document_labels"] = cached
-        return cached
+            return {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
+
+        return self.snapshot.kept("document_labels", None, 1, read)
 
     def thesaurus(self) -> Thesaurus:
         """The editor's glossary over the lexicons stored with this generation (built once per generation)."""
-        cached: Thesaurus | None = self.snapshot.cache.get("thesaurus")
-        if cached is None:
-            cached = Thesaurus(((self._stored_groups("glossary"), EQUIVALENT_WEIGHT),
-                                (self._stored_groups("lexicon"), LEXICON_WEIGHT)))
-            self.snapshot.cache["thesaurus"] = cached
-        return cached
+        return self.snapshot.kept("thesaurus", None, 1, lambda: Thesaurus((
+            (self._stored_groups("glossary"), EQUIVALENT_WEIGHT), (self._stored_groups("lexicon"), LEXICON_WEIGHT))))
 
     def _stored_groups(self, key: str) -> list[list[str]]:
-        cached: list[list[str]] | None = self.snapshot.cache.get(key)
-        if cached is None:
-            row = self.session.get(Meta, key)
-            cached = json.loads(row.value) if row is not None else []
-            self.snapshot.cache[key] = cached
-        return cached
+        row = self.session.get(Meta, key)
+        groups: list[list[str]] = json.loads(row.value) if row is not None else []
+        return groups
 
     # ------------------------------------------------------------ browser integration
 

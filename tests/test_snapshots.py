@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlmodel import Session
 from whoosh.query import Every
 
 from app.db import DataStore
 from app.ingest.pipeline import run_ingest
+from app.queries import Reader
 from tests.conftest import CONTENT, settings_for
 
 
@@ -25,4 +27,51 @@ def test_a_replaced_snapshot_stays_readable_for_requests_in_flight(tmp_path: Pat
     assert len(in_flight.searcher.search(Every(), limit=None)) > 0  # its searcher is still open
     with in_flight.engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM entry")).scalar_one() > 0
+    store.close()
+
+
+def test_what_a_generation_keeps_is_built_once_bounded_and_gone_with_the_generation(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    store = DataStore(settings)
+    snapshot = store.current()
+    built: list[str] = []
+
+    def build(key: str) -> str:
+        built.append(key)
+        return key.upper()
+
+    assert [snapshot.kept("k", key, 2, lambda key=key: build(key)) for key in "aab"] == ["A", "A", "B"]
+    assert built == ["a", "b"]  # the second "a" was kept
+    snapshot.kept("k", "a", 2, lambda: build("a"))  # "a" used last: "b" goes first
+    snapshot.kept("k", "c", 2, lambda: build("c"))
+    snapshot.kept("k", "a", 2, lambda: build("a"))
+    snapshot.kept("k", "b", 2, lambda: build("b"))
+    assert built == ["a", "b", "c", "b"]
+    snapshot.kept("big", "x", 2, lambda: build("x"), worth_keeping=lambda value: False)
+    snapshot.kept("big", "x", 2, lambda: build("x"), worth_keeping=lambda value: False)
+    assert built[-2:] == ["x", "x"]  # not worth keeping: built each time
+    run_ingest(settings, progress=False)
+    assert store.current().kept("k", "a", 2, lambda: build("a")) == "A" and built[-1] == "a"  # a new generation
+    store.close()
+
+
+def test_an_entry_read_again_comes_from_what_the_generation_kept(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    store = DataStore(settings)
+    snapshot = store.current()
+    with Session(snapshot.engine) as session:
+        reader = Reader(snapshot=snapshot, session=session)
+        entry_id = reader.search("FSDP", None, 1, 0).results[0].id
+        first = reader.get_entry(entry_id)
+    statements: list[str] = []
+    event.listen(snapshot.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    with Session(snapshot.engine) as session:
+        again = Reader(snapshot=snapshot, session=session).get_entry(entry_id)
+    assert again == first and statements == []  # not read from the database again
     store.close()

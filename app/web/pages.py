@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -113,13 +112,8 @@ def document_page(request: Request, reader: ReaderDep, document_id: str) -> Resp
     label = INTERFACE[reader_interface(request)]["permalink"]
     # Parsing a whole document is the page's costliest step: done once per generation for the
     # documents read most, not on every view.
-    outlines: OrderedDict[tuple[str, str], Any] = reader.snapshot.cache.setdefault("outline", OrderedDict())
-    parsed = outlines.get((document.id, label))
-    if parsed is None:
-        parsed = outlines[document.id, label] = outline(document.html, document.title, document.entries, label)
-        while len(outlines) > OUTLINES_KEPT:  # the first parsed go first
-            outlines.popitem(last=False)
-    html, items = parsed
+    html, items = reader.snapshot.kept("outline", (document.id, label), OUTLINES_KEPT,
+                                       lambda: outline(document.html, document.title, document.entries, label))
     return _render(request, "pages/document.html", document.lang,
                    f"/api/v1/documents/{document.id}",
                    {"document": document, "document_html": html, "outline": items})

@@ -27,14 +27,12 @@ router = APIRouter(tags=["browser integration"])
 def sitemap(request: Request, reader: ReaderDep, settings: SettingsDep) -> Response:
     """Every page a crawler should index, with translations linked as language alternates."""
     base = settings.public_url.rstrip("/")
-    cache = reader.snapshot.cache
-    body: bytes | None = cache.get(("sitemap", base))
-    if body is None:
-        pages = [("/", "", []), *reader.site_pages()]
+    def render() -> bytes:
         template = request.app.state.templates.get_template("sitemap.xml")
-        body = template.render(base=base, pages=pages).encode()
-        cache[("sitemap", base)] = body
-    return Response(body, media_type="application/xml")
+        body: bytes = template.render(base=base, pages=[("/", "", []), *reader.site_pages()]).encode()
+        return body
+
+    return Response(reader.snapshot.kept("sitemap", base, 1, render), media_type="application/xml")
 
 
 @router.get("/robots.txt", response_class=PlainTextResponse, responses={

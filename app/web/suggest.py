@@ -110,11 +110,7 @@ def _patterns(words: list[str]) -> list[re.Pattern[str]]:
 
 def title_index(reader: Reader) -> TitleIndex:
     """The title index of the reader's generation, built on first use."""
-    cached: TitleIndex | None = reader.snapshot.cache.get("suggest")
-    if cached is None:
-        cached = TitleIndex([Title(*row) for row in reader.entry_titles()])
-        reader.snapshot.cache["suggest"] = cached
-    return cached
+    return reader.snapshot.kept("suggest", None, 1, lambda: TitleIndex([Title(*row) for row in reader.entry_titles()]))
 
 
 class SuggestionsResponse(JSONResponse):
