@@ -94,12 +94,15 @@ class Reader:
 
     def list_documents(self) -> list[DocumentBrief]:
         """Every document, by language then title."""
-        # Only the columns listed: a document's text can be megabytes.
-        columns = (Document.id, Document.title, Document.lang, Document.path, Document.entry_count)
-        rows = self.session.execute(
-            select_columns(*(col(c) for c in columns)).order_by(Document.lang, Document.title, Document.path))
-        return [DocumentBrief(id=id_, title=title, lang=lang, path=path, entry_count=count)
-                for id_, title, lang, path, count in rows]
+        def read() -> list[DocumentBrief]:
+            # Only the columns listed: a document's text can be megabytes.
+            columns = (Document.id, Document.title, Document.lang, Document.path, Document.entry_count)
+            rows = self.session.execute(
+                select_columns(*(col(c) for c in columns)).order_by(Document.lang, Document.title, Document.path))
+            return [DocumentBrief(id=id_, title=title, lang=lang, path=path, entry_count=count)
+                    for id_, title, lang, path, count in rows]
+
+        return self.snapshot.kept("documents", None, 1, read)
 
     def get_document(self, document_id: str) -> DocumentDetail:
         """One document with its entries in order and the documents that translate it."""
@@ -321,5 +324,5 @@ class Reader:
 
     def entry_counts(self) -> dict[str, int]:
         """Entries per language."""
-        rows = self.session.exec(select(Entry.lang, func.count()).group_by(Entry.lang)).all()
-        return {lang: count for lang, count in rows}
+        return self.snapshot.kept("entry_counts", None, 1, lambda: dict(
+            self.session.exec(select(Entry.lang, func.count()).group_by(Entry.lang)).all()))
