@@ -3,7 +3,8 @@
 `make load` (or `python -m measure.load [SECONDS]`) ingests `content/` into a scratch folder,
 starts `faq serve` on 127.0.0.1 and, at 16, 64 and 128 concurrent connections, rotates entry
 pages, API entries, documents, searches and the home page while one more client polls
-`/healthz`; then the same connections fetch one static file, the ceiling for this server.
+`/healthz`; then they search only (the development queries, results not kept); then the
+same connections fetch one static file, the ceiling for this server.
 The client runs on the same machine, so compare the rows with each other, not across machines.
 """
 
@@ -16,16 +17,19 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlencode
 
 import anyio
 import httpx
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
+from measure.evaluation import read_queries
 from measure.localserver import ROOT, running_server
 
 CONNECTIONS = (16, 64, 128)
 STATIC = "/static/swagger-init.js"
+QUERY_FILES = (ROOT.parent / "shared" / "eval" / "queries-dev.tsv", ROOT / "eval" / "queries-project.tsv")
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -42,6 +46,12 @@ def _mixed_urls(base: str) -> Iterator[str]:
         "/api/v1/search?q=CUDA+out+of+memory", "/search?q=显存", "/api/v1/search?q=deepspeed+zero3",
         "/api/v1/documents",
     ])
+
+
+def _search_urls() -> Iterator[str]:
+    """The development queries over the API, one after another (the server keeps no results)."""
+    queries = [q.query for path in QUERY_FILES if path.exists() for q in read_queries(path)]
+    return itertools.cycle(["/api/v1/search?" + urlencode({"q": q}) for q in queries])
 
 
 def run(base: str, urls: Iterator[str], connections: int, seconds: float) -> dict[str, float]:
@@ -84,8 +94,9 @@ def main() -> int:
             mixed = _mixed_urls(base)
             print(f"{'traffic':<8} {'conns':>5} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
                   f"{'/healthz p99 ms':>16}")
+            searches = _search_urls()
             for connections in CONNECTIONS:
-                for name, urls in (("mixed", mixed), ("static", itertools.repeat(STATIC))):
+                for name, urls in (("mixed", mixed), ("search", searches), ("static", itertools.repeat(STATIC))):
                     row = run(base, urls, connections, seconds)
                     print(f"{name:<8} {connections:>5} {row['rps']:>8.0f} {row['p50']:>8.1f} {row['p99']:>8.1f} "
                           f"{row['errors']:>7.0f} {row['health_p99']:>16.1f}")
