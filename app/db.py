@@ -39,7 +39,6 @@ from app.generations import (
     pointer_path,
     read_pointer,
 )
-from app.ingest.store import build_local_index
 from app.models import Entry
 from app.search.index import open_index
 
@@ -150,6 +149,14 @@ def _open_verified(target: Generation) -> Snapshot:
     return Snapshot(generation=target, engine=engine, searcher=searcher)
 
 
+def _build_local_index(settings: Settings, name: str) -> None:
+    # Imported when first needed: only a replica missing its local index builds one, and the
+    # ingest modules are half a second of every server's start-up.
+    from app.ingest.store import build_local_index
+
+    build_local_index(settings, name)
+
+
 def _touch(searcher: Searcher) -> None:
     """Read a little of every kind of index file: a truncated or garbled one fails here, not mid-request."""
     if searcher.doc_count():
@@ -240,7 +247,7 @@ class DataStore:
     def _build_now(self, name: str) -> None:
         """Build the local index of `name` while the first readers wait: there is nothing else to serve."""
         try:
-            build_local_index(self.settings, name)
+            _build_local_index(self.settings, name)
         except Exception as exc:
             raise NoDataError(f"cannot build the search index of generation {name} "
                               f"({describe_failure(exc, self.settings.resolved_database_url)}); "
@@ -255,7 +262,7 @@ class DataStore:
 
         def build() -> None:
             try:
-                build_local_index(self.settings, name)
+                _build_local_index(self.settings, name)
             except Exception:
                 self._failed_builds[name] = time.monotonic()
                 log.exception("cannot build the search index of generation %s; still serving the previous one", name)

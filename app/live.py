@@ -11,10 +11,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.config import Settings
-from app.ingest.pipeline import IngestReport, run_ingest
 from app.metrics import INGEST_SECONDS, INGESTS
+
+if TYPE_CHECKING:
+    from app.ingest.pipeline import IngestReport
 
 log = logging.getLogger("faq.live")
 
@@ -30,12 +33,19 @@ class IngestStatus:
     error: str | None = None
 
 
+def _ingest_quietly(settings: Settings) -> IngestReport:
+    # Imported when first needed: the ingest pipeline is half a second of a server's start-up.
+    from app.ingest.pipeline import run_ingest
+
+    return run_ingest(settings, progress=False)
+
+
 class Reingester:
     """Runs one ingest at a time in a background thread and remembers how the last one ended."""
 
     def __init__(self, settings: Settings, ingest: Callable[[Settings], IngestReport] | None = None) -> None:
         self.settings = settings
-        self._ingest = ingest or (lambda s: run_ingest(s, progress=False))
+        self._ingest = ingest or _ingest_quietly
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.status = IngestStatus(state="idle")

@@ -37,3 +37,15 @@ def test_the_dev_lock_pins_a_setuptools_that_builds_the_project() -> None:
     build = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
     wanted = next(int(spec.split(">=")[1].split(".")[0]) for spec in build if spec.startswith("setuptools>="))
     assert int(_pins("requirements-dev.lock")["setuptools"].split(".")[0]) >= wanted
+
+
+def test_the_server_starts_without_loading_the_ingest_pipeline() -> None:
+    # Half a second of every cold start (pypinyin, alembic, markdown-it): a server needs them
+    # only to re-ingest or to build a replica's missing index, and then imports them itself.
+    import subprocess
+    import sys
+
+    probe = ("import sys, app.main; "
+             "print(sorted(m for m in ('app.ingest.pipeline', 'pypinyin', 'alembic') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

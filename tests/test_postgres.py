@@ -180,7 +180,7 @@ def test_a_replica_keeps_serving_while_it_builds_the_new_index(
         time.sleep(0.5)
         return store_module.build_local_index(settings, name)
 
-    monkeypatch.setattr(db_module, "build_local_index", slow_build)
+    monkeypatch.setattr(db_module, "_build_local_index", slow_build)
     _content(tmp_path, "Why new?", "New answer.")
     new = run_ingest(first, progress=False).generation
     assert replica.current().generation.name == old  # not blocked: the old generation serves meanwhile
