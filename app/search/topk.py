@@ -34,6 +34,7 @@ Mask = npt.NDArray[np.bool_]
 # Postings kept in memory per generation and process (8 bytes each): the frequent terms of
 # vague queries are read once (about 0.1 s per 100k postings) instead of on every search.
 CACHED_POSTINGS = 4_000_000
+CLOCK_EVERY = 256  # matches scored by Whoosh between two looks at the clock
 # What `query.Budget` has always added to every filtered entry's score: Whoosh's
 # ConstantScoreQuery(filter, 0.0) scores 1.0 (a weight of 0.0 is falsy and reads as the default).
 # Kept, because it weighs in the coverage rerank of searches filtered by language or document.
@@ -151,26 +152,30 @@ def postings_of(searcher: Searcher) -> Postings:
 
 
 class TopK:
-    """Scores the queries of one search request; subqueries used twice (AND, then OR) are scored once."""
+    """Scores the queries of one search request; subqueries used twice (AND, then OR) are scored once.
+
+    Scores are dense arrays over every entry while a query is combined, and kept for the rest of
+    the request only as the entries matched and their scores: a pasted traceback of 64 terms
+    must not hold 64 arrays the size of the index.
+    """
 
     def __init__(self, searcher: Searcher, deadline: float = float("inf")) -> None:
         self.searcher = searcher
         self.postings = postings_of(searcher)
         self.deadline = deadline  # time.monotonic(); terms reached after it match nothing
         self.exhausted = False
-        self._memo: dict[int, tuple[Query, Scored]] = {}
+        self._kept: dict[int, tuple[Query, Ids, Floats]] = {}
 
     def top(self, query: Query, limit: int | None, filter_query: Query | None = None) -> Top:
         """The best `limit` entries (all if None) matching `query` and `filter_query`, and the total."""
         scored = self.score(query)
-        matched = scored.matched
-        docnums = np.flatnonzero(matched)
+        docnums = np.flatnonzero(scored.matched)
         scores = scored.scores[docnums]
         if filter_query is not None:
             kept = self.score(filter_query).matched[docnums]
             docnums, scores = docnums[kept], scores[kept] + FILTER_SCORE
         total = len(docnums)
-        if limit is not None and len(docnums) > limit:
+        if limit is not None and 0 < limit < len(docnums):
             # Everything scoring at least the limit-th best score, ties included, then the exact order.
             threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             keep = scores >= threshold
@@ -183,13 +188,17 @@ class TopK:
         return self.score(query).matched
 
     def score(self, query: Query) -> Scored:
-        """Every entry's score for `query`, as Whoosh computes it."""
-        memo = self._memo.get(id(query))
-        if memo is not None and memo[0] is query:
-            return memo[1]
-        scored = self._score(query)
-        self._memo[id(query)] = (query, scored)  # the query is kept so its id stays its own
-        return scored
+        """Every entry's score for `query`, as Whoosh computes it (fresh arrays: the caller may change them)."""
+        kept = self._kept.get(id(query))
+        if kept is not None and kept[0] is query:  # the query is kept too, so its id stays its own
+            result = self._nothing()
+            result.matched[kept[1]] = True
+            result.scores[kept[1]] = kept[2]
+            return result
+        result = self._score(query)
+        docnums = np.flatnonzero(result.matched).astype(np.int32)
+        self._kept[id(query)] = (query, docnums, result.scores[docnums])
+        return result
 
     def _score(self, query: Query) -> Scored:
         if isinstance(query, (And, Or)):
@@ -198,24 +207,27 @@ class TopK:
                 return self._nothing()
             if len(subqueries) == 1:  # Whoosh's matcher is then the subquery's own, boost unapplied
                 return self.score(subqueries[0])
-            parts = [self.score(q) for q in subqueries]
             combine = np.logical_and if isinstance(query, And) else np.logical_or
-            matched = parts[0].matched.copy()
-            scores = parts[0].scores.copy()
-            for part in parts[1:]:
-                combine(matched, part.matched, out=matched)
-                scores += part.scores
+            result = self.score(subqueries[0])
+            for subquery in subqueries[1:]:
+                part = self.score(subquery)
+                combine(result.matched, part.matched, out=result.matched)
+                np.add(result.scores, part.scores, out=result.scores)
             if isinstance(query, And):
-                scores[~matched] = 0.0
+                result.scores[~result.matched] = 0.0
             if query.boost != 1.0:
-                scores *= query.boost
-            return Scored(matched, scores)
-        if self.exhausted or time.monotonic() > self.deadline:
-            self.exhausted = True
+                np.multiply(result.scores, query.boost, out=result.scores)
+            return result
+        if self._late():
             return self._nothing()
         if isinstance(query, Term) and isinstance(self.searcher.weighting, BM25F):
             return self._term(query)
         return self._by_whoosh(query)
+
+    def _late(self) -> bool:
+        """Whether the deadline has passed (and so the search is cut short)."""
+        self.exhausted = self.exhausted or time.monotonic() > self.deadline
+        return self.exhausted
 
     def _nothing(self) -> Scored:
         size = self.postings.size
@@ -245,13 +257,17 @@ class TopK:
         return result
 
     def _by_whoosh(self, query: Query) -> Scored:
-        """Any other query (a phrase), matched and scored by Whoosh's own matcher."""
+        """Any other query (a phrase), matched and scored by Whoosh's own matcher, until the deadline."""
         result = self._nothing()
         for leaf, offset in self.searcher.leaf_searchers():
             matcher = query.matcher(leaf)
+            seen = 0
             while matcher.is_active():
                 docnum = matcher.id() + offset
                 result.matched[docnum] = True
                 result.scores[docnum] = matcher.score()
                 matcher.next()
+                seen += 1
+                if seen % CLOCK_EVERY == 0 and self._late():
+                    return result
         return result
