@@ -61,26 +61,28 @@ class Top:
 
 
 class Postings:
-    """One generation's postings and field lengths as arrays, read on first use and kept."""
+    """One generation's postings and field lengths as arrays, read on first use and kept.
 
-    def __init__(self, searcher: Searcher) -> None:
-        self.searcher = searcher
-        self.size: int = searcher.doc_count_all()
+    It holds no reference to its searcher (which keys it, weakly): the arrays go with the searcher.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
         self._lengths: dict[str, Floats] = {}
         self._terms: OrderedDict[tuple[str, str], tuple[Ids, Weights]] = OrderedDict()
         self._held = 0
 
-    def lengths(self, field: str) -> Floats:
+    def lengths(self, searcher: Searcher, field: str) -> Floats:
         """Every entry's length of `field`, as Whoosh's scorer sees it (stored as one byte, approximate)."""
         found = self._lengths.get(field)
         if found is None:
             found = np.zeros(self.size, dtype=np.float64)
-            for leaf, offset in self.searcher.leaf_searchers():
+            for leaf, offset in searcher.leaf_searchers():
                 found[offset:offset + leaf.doc_count_all()] = _field_lengths(leaf.reader(), field)
             self._lengths[field] = found
         return found
 
-    def term(self, field: str, text: str) -> tuple[Ids, Weights]:
+    def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Weights]:
         """The entry numbers holding a term in a field, ascending, and the term's weight in each."""
         key = (field, text)
         cached = self._terms.get(key)
@@ -88,7 +90,7 @@ class Postings:
             self._terms.move_to_end(key)
             return cached
         parts: list[tuple[Ids, Weights]] = []
-        for leaf, offset in self.searcher.leaf_searchers():
+        for leaf, offset in searcher.leaf_searchers():
             reader = leaf.reader()
             if (field, text) in reader:
                 ids, weights = _read_postings(reader.postings(field, text))
@@ -147,7 +149,7 @@ def postings_of(searcher: Searcher) -> Postings:
     """The arrays of a searcher's generation (one set per searcher, gone with it)."""
     found = _POSTINGS.get(searcher)
     if found is None:
-        found = _POSTINGS[searcher] = Postings(searcher)
+        found = _POSTINGS[searcher] = Postings(searcher.doc_count_all())
     return found
 
 
@@ -239,7 +241,7 @@ class TopK:
         result = self._nothing()
         if field not in self.searcher.schema:
             return result
-        ids, stored = self.postings.term(field, text)
+        ids, stored = self.postings.term(self.searcher, field, text)
         weights = stored.astype(np.float64)
         result.matched[ids] = True
         if not self.searcher.schema[field].scorable:
@@ -250,7 +252,7 @@ class TopK:
         k1 = model.K1
         idf = self.searcher.idf(field, text)
         average = self.searcher.avg_field_length(field) or 1
-        lengths = self.postings.lengths(field)[ids]
+        lengths = self.postings.lengths(self.searcher, field)[ids]
         # The same operations in the same order as whoosh.scoring.bm25, so the floats are equal.
         scores = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / average)))
         result.scores[ids] = scores * term.boost if term.boost != 1.0 else scores

@@ -93,3 +93,16 @@ def test_terms_reached_after_the_deadline_match_nothing_and_say_so(searcher: Sea
     on_time = TopK(searcher)
     assert on_time.top(Term("body", "cuda"), 10).total > 0
     assert not on_time.exhausted
+
+
+def test_a_searchers_arrays_go_with_it(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    searcher = _index(tmp_path / "ix", [["cuda memory", "cuda"]])
+    assert TopK(searcher).top(Term("title", "cuda"), 1).total == 2
+    gone = weakref.ref(searcher)
+    searcher.close()
+    del searcher
+    gc.collect()
+    assert gone() is None  # nor its arrays: they are the value of its weak key
