@@ -18,6 +18,7 @@ from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN_RUN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
 from app.search.errors import error_signature, looks_like_error
+from app.search.topk import Top, TopK
 
 Glossary = Sequence[Sequence[str]]
 # UNIONS: `Or` is whoosh's DefaultOr, merging postings as they are read. Whoosh's automatic
@@ -125,6 +126,12 @@ class Budget:
             self.exhausted = True
         results: Results = collector.results()
         return results
+
+    def top(self, scoring: TopK, query: Query, limit: int | None, filter_query: Query | None) -> Top:
+        """`scoring.top`: the best `limit` entries and the total, from the terms scored before the budget ran out."""
+        top = scoring.top(query, limit, filter_query)
+        self.exhausted = self.exhausted or scoring.exhausted
+        return top
 
     def count(self, results: Results) -> int:
         """How many entries matched; only those scored when the budget ran out."""
@@ -397,48 +404,41 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     known = set(terms)
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
     budget = Budget()
+    scoring = TopK(searcher, budget.deadline)
     if len(clauses) == 1 and not hints:
-        hits = budget.search(searcher, clauses[0], depth, filter_query)
-        return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits],
-                       terms=terms, partial=budget.exhausted)
+        hits = budget.top(scoring, clauses[0], depth, filter_query)
+        return Outcome(total=hits.total, matches=_matches(searcher, hits), terms=terms, partial=budget.exhausted)
     if len(clauses) > 1:
-        strict = budget.search(searcher, And(clauses), None, filter_query)
-        if budget.count(strict) >= RERANK_DEPTH or budget.exhausted:
+        strict = budget.top(scoring, And(clauses), depth, filter_query)
+        if strict.total >= RERANK_DEPTH or budget.exhausted:
             # Plenty of entries hold every query word: they all cover the query, BM25 orders them.
-            return Outcome(total=budget.count(strict), terms=terms, partial=budget.exhausted,
-                           matches=[Match(h["id"], float(h.score or 0.0)) for h in strict[:depth]])
+            return Outcome(total=strict.total, matches=_matches(searcher, strict), terms=terms,
+                           partial=budget.exhausted)
     # Context hints add to the score but not to coverage: missing them costs nothing.
-    hits = budget.search(searcher, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
-    candidates = [hit.docnum for hit in hits]
+    hits = budget.top(scoring, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
     weights = [_clause_weight(searcher, clause) for clause in clauses]
-    held = _weight_held(searcher, clauses, weights, candidates)
+    held = _weight_held(scoring, clauses, weights, hits.docnums)
     whole = sum(weights) or 1.0
-    scored = sorted(((float(hit.score or 0.0) * (held[hit.docnum] / whole) ** COVERAGE_POWER, hit.rank)
-                     for hit in hits), key=lambda pair: -pair[0])
-    matches = [Match(hits[rank]["id"], score) for score, rank in scored[:depth]]
-    return Outcome(total=budget.count(hits), matches=matches, terms=terms, partial=budget.exhausted)
+    scored = sorted(((score * (held[docnum] / whole) ** COVERAGE_POWER, rank)
+                     for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
+                    key=lambda pair: -pair[0])
+    matches = [Match(searcher.stored_fields(hits.docnums[rank])["id"], score) for score, rank in scored[:depth]]
+    return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
 
 
-def _weight_held(searcher: Searcher, clauses: list[Query], weights: list[float],
-                 docnums: list[int]) -> dict[int, float]:
-    """For each candidate entry, the summed weight of the clauses it matches.
+def _matches(searcher: Searcher, top: Top) -> list[Match]:
+    return [Match(searcher.stored_fields(docnum)["id"], score) for docnum, score in zip(top.docnums, top.scores,
+                                                                                        strict=True)]
 
-    Each clause's postings are walked once, skipping straight to the candidates (a few
-    hundred), instead of recording matched terms for every entry the search touches.
-    """
+
+def _weight_held(scoring: TopK, clauses: list[Query], weights: list[float], docnums: list[int]) -> dict[int, float]:
+    """For each candidate entry, the summed weight of the clauses it matches (clauses already scored by the search)."""
     held = dict.fromkeys(docnums, 0.0)
-    wanted = sorted(docnums)
-    for leaf, offset in searcher.leaf_searchers():
-        local = [docnum - offset for docnum in wanted if 0 <= docnum - offset < leaf.doc_count_all()]
-        for clause, weight in zip(clauses, weights, strict=True):
-            matcher = clause.matcher(leaf)
-            for docnum in local:
-                if not matcher.is_active():
-                    break
-                if matcher.id() < docnum:
-                    matcher.skip_to(docnum)
-                if matcher.is_active() and matcher.id() == docnum:
-                    held[docnum + offset] += weight
+    for clause, weight in zip(clauses, weights, strict=True):
+        matched = scoring.matches(clause)
+        for docnum in docnums:
+            if matched[docnum]:
+                held[docnum] += weight
     return held
 
 

@@ -1,0 +1,108 @@
+"""Top-k collection over arrays of postings gives Whoosh's own scores, order and totals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from whoosh import index as whoosh_index
+from whoosh.query import And, ConstantScoreQuery, Or, Query, Term
+from whoosh.searching import Searcher
+
+from app.config import Settings
+from app.db import DataStore
+from app.search.analysis import query_terms
+from app.search.index import build_schema
+from app.search.query import SEARCH_FIELDS, Thesaurus, _clauses
+from app.search.topk import TopK
+
+QUERIES = ["CUDA out of memory", "显存 不足", "deepspeed 版本", "FSDP freeze layers", '"out of memory" error',
+           "PYTORCH_CUDA_ALLOC_CONF", "how to install", "模型 训练 数据", "error"]
+
+
+@pytest.fixture
+def searcher(seeded: Settings) -> Iterator[Searcher]:
+    store = DataStore(seeded)
+    try:
+        yield store.current().searcher
+    finally:
+        store.close()
+
+
+def _exhaustive(searcher: Searcher, query: Query, filter_query: Query | None) -> list[tuple[int, float]]:
+    if filter_query is not None:
+        query = And([query, ConstantScoreQuery(filter_query, 0.0)])
+    return [(hit.docnum, hit.score) for hit in searcher.search(query, limit=None)]
+
+
+def _assert_same(searcher: Searcher, query: Query, limit: int, filter_query: Query | None = None) -> None:
+    expected = _exhaustive(searcher, query, filter_query)
+    top = TopK(searcher).top(query, limit, filter_query)
+    assert top.total == len(expected), query
+    assert top.docnums == [docnum for docnum, _ in expected[:limit]], query
+    assert top.scores == pytest.approx([score for _, score in expected[:limit]], rel=1e-12), query
+
+
+def test_the_best_entries_and_the_total_are_those_of_whooshs_exhaustive_search(searcher: Searcher) -> None:
+    for text in QUERIES:
+        clauses, _ = _clauses(searcher, text, Thesaurus(), SEARCH_FIELDS)
+        for query in (And(clauses), Or(clauses)):
+            for filter_query in (None, Term("lang", "zh")):
+                _assert_same(searcher, query, 10, filter_query)
+    assert len(_exhaustive(searcher, Or(_clauses(searcher, "error", Thesaurus(), SEARCH_FIELDS)[0]), None)) > 10
+
+
+def _index(folder: Path, batches: list[list[str]]) -> Searcher:
+    """An index of one-field entries, a segment per batch (no merging), so entry numbers span segments."""
+    folder.mkdir()
+    ix = whoosh_index.create_in(str(folder), build_schema())
+    for batch in batches:
+        writer = ix.writer()
+        for n, text in enumerate(batch):
+            writer.add_document(id=f"{len(batch)}-{n}-{text[:8]}", document_id="d", lang="en", title=text, body=text)
+        writer.commit(merge=False)
+    return ix.searcher()
+
+
+def test_segments_and_deleted_entries_are_scored_like_whoosh(tmp_path: Path) -> None:
+    searcher = _index(tmp_path / "ix", [["cuda memory error", "cuda error", "memory"],
+                                        ["cuda cuda memory", "error", "cuda memory memory error"]])
+    assert len(searcher.leaf_searchers()) == 2
+    memory = query_terms("memory")[0]
+    query = Or([Term("title", "cuda"), Term("body", memory), Term("title", "error", boost=2.0)])
+    _assert_same(searcher, query, 3)
+    ix = whoosh_index.open_dir(str(tmp_path / "ix"))
+    with ix.writer() as deleting:
+        deleting.delete_document(1)
+    _assert_same(ix.searcher(), query, 3)
+    _assert_same(ix.searcher(), And([Term("title", "cuda"), Term("title", "error")]), 3)
+
+
+def test_equal_scores_keep_whooshs_order_lower_entry_first(tmp_path: Path) -> None:
+    searcher = _index(tmp_path / "ix", [["cuda error"] * 5 + ["cuda"] * 5])
+    top = TopK(searcher).top(Term("title", "cuda"), 7)
+    assert top.docnums == [5, 6, 7, 8, 9, 0, 1]
+    _assert_same(searcher, Term("title", "cuda"), 7)
+
+
+def test_terms_reached_after_the_deadline_match_nothing_and_say_so(searcher: Searcher) -> None:
+    late = TopK(searcher, deadline=0.0)
+    assert late.top(Term("body", "cuda"), 10).total == 0
+    assert late.exhausted
+    on_time = TopK(searcher)
+    assert on_time.top(Term("body", "cuda"), 10).total > 0
+    assert not on_time.exhausted
+
+
+def test_a_searchers_arrays_go_with_it(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    searcher = _index(tmp_path / "ix", [["cuda memory", "cuda"]])
+    assert TopK(searcher).top(Term("title", "cuda"), 1).total == 2
+    gone = weakref.ref(searcher)
+    searcher.close()
+    del searcher
+    gc.collect()
+    assert gone() is None  # nor its arrays: they are the value of its weak key
