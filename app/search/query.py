@@ -12,8 +12,7 @@ from functools import lru_cache
 
 from whoosh.collectors import Collector, TimeLimit, WrappingCollector
 from whoosh.qparser import MultifieldParser
-from whoosh.query import And, ConstantScoreQuery, Phrase, Query, Term
-from whoosh.query.compound import DefaultOr as Or  # see UNIONS
+from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN_RUN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
@@ -21,9 +20,6 @@ from app.search.errors import error_signature, looks_like_error
 from app.search.topk import Top, TopK
 
 Glossary = Sequence[Sequence[str]]
-# UNIONS: `Or` is whoosh's DefaultOr, merging postings as they are read. Whoosh's automatic
-# choice preloads every posting into arrays for small indexes, a quarter of a seeds search
-# for the same scores (measured side by side).
 HAN = re.compile(HAN_RUN)
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 # The body holds breadcrumb, prose and code; the error field serves pasted errors. Two or
