@@ -241,11 +241,8 @@ class Reader:
         ids = [m.id for m in matches]
         if not ids:
             return matches, 0
-        languages = dict(self.session.exec(select(Entry.id, Entry.lang).where(col(Entry.id).in_(ids))).all())
-        partners: dict[str, list[str]] = {}
-        for link in self.session.exec(select(EntryLink).where(
-                col(EntryLink.source_id).in_(ids), EntryLink.kind == "translation")):
-            partners.setdefault(link.source_id, []).append(link.target_id)
+        languages = {m.id: m.lang for m in matches}
+        partners = self._translation_partners()
         present = set(ids)
         seen: set[str] = set()
         grouped: list[Match] = []
@@ -255,8 +252,20 @@ class Reader:
             group = [match.id, *(p for p in partners.get(match.id, []) if p in present)]
             seen.update(group)
             chosen = next((i for i in group if languages.get(i) == prefer), match.id)
-            grouped.append(Match(chosen, match.score))
+            grouped.append(Match(chosen, match.score, languages[chosen]))
         return grouped, len(matches) - len(grouped)
+
+    def _translation_partners(self) -> dict[str, list[str]]:
+        """Each translated entry's translations (read once per generation: every search folds its pairs)."""
+        def read() -> dict[str, list[str]]:
+            partners: dict[str, list[str]] = {}
+            rows = self.session.execute(select_columns(col(EntryLink.source_id), col(EntryLink.target_id))
+                                        .where(col(EntryLink.kind) == "translation"))
+            for source, target in rows:
+                partners.setdefault(source, []).append(target)
+            return partners
+
+        return self.snapshot.kept("translation_partners", None, 1, read)
 
     def document_labels(self) -> dict[str, tuple[str, str]]:
         """Each document's title and how to tell it apart: the title, plus its path where titles repeat.

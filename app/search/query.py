@@ -72,10 +72,11 @@ apache common core error errors exceptions http https internal java javax json m
 
 @dataclass(frozen=True)
 class Match:
-    """One matching entry id with its score."""
+    """One matching entry id with its score (and its language, as the index stores it)."""
 
     id: str
     score: float
+    lang: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
     terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
     budget = Budget()
     hits = budget.search(searcher, parsed, depth, _filter(lang, document))
-    return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0)) for h in hits],
+    return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0), h["lang"]) for h in hits],
                    terms=terms, partial=budget.exhausted)
 
 
@@ -418,13 +419,17 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     scored = sorted(((score * (held[docnum] / whole) ** COVERAGE_POWER, rank)
                      for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
                     key=lambda pair: -pair[0])
-    matches = [Match(searcher.stored_fields(hits.docnums[rank])["id"], score) for score, rank in scored[:depth]]
+    matches = [_match(searcher, hits.docnums[rank], score) for score, rank in scored[:depth]]
     return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
 
 
 def _matches(searcher: Searcher, top: Top) -> list[Match]:
-    return [Match(searcher.stored_fields(docnum)["id"], score) for docnum, score in zip(top.docnums, top.scores,
-                                                                                        strict=True)]
+    return [_match(searcher, docnum, score) for docnum, score in zip(top.docnums, top.scores, strict=True)]
+
+
+def _match(searcher: Searcher, docnum: int, score: float) -> Match:
+    stored = searcher.stored_fields(docnum)
+    return Match(stored["id"], score, stored["lang"])
 
 
 def _weight_held(scoring: TopK, clauses: list[Query], weights: list[float], docnums: list[int]) -> dict[int, float]:
