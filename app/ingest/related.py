@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -69,17 +69,20 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
 
     # Candidates come from an exact dot product over every anchor but the commonest (which weigh
     # little and would make this quadratic); the best are then scored on all their anchors.
-    weighted_postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    # Only the postings short enough to be read are kept: the common anchors' would hold most of memory.
+    holders = Counter(anchor for vector in vectors for anchor in vector)
+    weighted_postings: dict[str, list[tuple[int, float]]] = {
+        anchor: [] for anchor, count in holders.items() if count <= POSTING_LIMIT}
     for index, vector in enumerate(vectors):
         for anchor, value in vector.items():
-            weighted_postings[anchor].append((index, value))
+            if (posting := weighted_postings.get(anchor)) is not None:
+                posting.append((index, value))
     ranked_groups: dict[tuple[int, ...], list[tuple[float, tuple[int, ...]]]] = {}
     for group in dict.fromkeys(group_of):
         rough: dict[int, float] = defaultdict(float)
         for member in group:
             for anchor, value in vectors[member].items():
-                posting = weighted_postings[anchor]
-                if len(posting) <= POSTING_LIMIT:
+                if (posting := weighted_postings.get(anchor)) is not None:
                     for other, other_value in posting:
                         rough[other] += value * other_value / norms[other]
         candidates = heapq.nlargest(RERANK, (k for k in rough if group_of[k] != group), key=rough.__getitem__)
