@@ -15,9 +15,8 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import jieba
 import zhconv
@@ -44,8 +43,7 @@ them then there these they those through too very via were would yes
 """.split())
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """One indexed or queried term with its position and source character span."""
 
     text: str
@@ -86,12 +84,16 @@ def normalise_text(text: str) -> str:
     return "".join(map(_normalise_char, text))
 
 
-def _word_parts(original: str) -> list[str]:
+@lru_cache(maxsize=65536)  # the same words recur in every entry
+def _word_parts(original: str) -> tuple[str, ...]:
     """Split an identifier into its words: separators, camelCase and digits."""
     parts: list[str] = []
     for chunk in re.split(r"[._\-/+]+", original):
         parts.extend(PART_PATTERN.findall(chunk) or ([chunk] if chunk else []))
-    return [p.lower() for p in parts if p]
+    return tuple(p.lower() for p in parts if p)
+
+
+_stem = lru_cache(maxsize=65536)(stem)  # Porter stemming is pure and costly; words recur
 
 
 @lru_cache(maxsize=16384)
@@ -138,13 +140,13 @@ def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
         word = match.group()
         parts = _word_parts(unicodedata.normalize("NFKC", text[src_start:src_end]))
         if len(parts) <= 1:
-            yield Term(stem(word), position, src_start, src_end)
+            yield Term(_stem(word), position, src_start, src_end)
             position += 1
             continue
         yield Term(word, position, src_start, src_end)
         if not for_query:
             for i, part in enumerate(parts):
-                yield Term(stem(part), position + i, src_start, src_end)
+                yield Term(_stem(part), position + i, src_start, src_end)
         position += len(parts)
 
 
