@@ -107,6 +107,16 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
+    batch = _prepare_batch(folder, report, progress)
+    if progress:
+        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
+    report.generation = store_generation(settings, batch).name
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
+    """Every row of the new generation; the documents read are let go on return, before storing."""
     documents = read_documents(folder, report, progress)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
@@ -117,11 +127,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
-    if progress:
-        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
-    report.generation = store_generation(settings, batch).name
-    report.seconds = time.perf_counter() - started
-    return report
+    return batch
 
 
 def _mined_lexicon(batch: Batch) -> list[list[str]]:
