@@ -132,11 +132,17 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
 
 def _mined_lexicon(batch: Batch) -> list[list[str]]:
     """Words that translate each other, learnt from this ingest's translation pairs."""
-    texts = {e.id: (e.lang, f"{e.question}\n{e.body_text}") for e in batch.entries}
     pairs = [(link["source_id"], link["target_id"]) for link in batch.entry_links
              if link["kind"] == "translation" and link["source_id"] < link["target_id"]]
+    paired = {entry_id for pair in pairs for entry_id in pair}
+    # Each text is built when it is read: all of them at once would be another copy of the corpus.
+    texts = {e.id: (e.lang, _lexicon_text(e)) for e in batch.entries if e.id in paired}
     mined = mine_lexicon(pair_texts(pairs, texts))
-    return mined + dictionary_lexicon(text for _, text in texts.values())
+    return mined + dictionary_lexicon(_lexicon_text(e) for e in batch.entries)
+
+
+def _lexicon_text(entry: Entry) -> str:
+    return f"{entry.question}\n{entry.body_text}"
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:

@@ -48,10 +48,6 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
         for anchor in entry.anchors:
             postings[anchor].append(index)
     group_of = _translation_groups(entries, translations)
-    # Anchors no entry outside the group has cannot relate anything: they count neither as probes
-    # nor in the norm.
-    shared = [frozenset(a for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a]))
-              for i, e in enumerate(entries)]
     technical = _technical_words(entries)
 
     def weight(entry: RelatableEntry, anchor: str) -> float:
@@ -60,11 +56,15 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
             boost *= TECHNICAL_WEIGHT if anchor in technical else PROSE_WEIGHT
         return weights[anchor] * boost
 
-    vectors = [{a: weight(e, a) for a in anchors} for e, anchors in zip(entries, shared, strict=True)]
+    # Anchors no entry outside the group has cannot relate anything: they count neither as probes
+    # nor in the norm. A vector's keys are the anchors that count (no separate set of them is kept).
+    vectors = [{a: weight(e, a) for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a])}
+               for i, e in enumerate(entries)]
+    del postings  # a posting per anchor of every entry: let it go before scoring
     norms = [math.sqrt(sum(w * w for w in vector.values())) or 1.0 for vector in vectors]
 
     def similarity(a: int, b: int) -> float:
-        common = shared[a] & shared[b]
+        common = vectors[a].keys() & vectors[b].keys()
         return sum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
 
     # Candidates come from an exact dot product over every anchor but the commonest (which weigh
