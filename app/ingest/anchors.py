@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -131,7 +132,8 @@ def extract_anchors(markdown: str, glossary: Glossary = EMPTY_GLOSSARY) -> froze
         anchors.update("word:" + anchor for anchor in _word_anchors(word))
     # Glossary words are prose: `pip install` in a command says nothing about installation.
     anchors.update(f"gloss:{concept}" for concept in glossary.concepts(CODE_SPAN.sub(" ", FENCE.sub(" ", text))))
-    return frozenset(anchors)
+    # Interned: entries repeat the same few anchors, and a copy per entry would fill memory at scale.
+    return frozenset(map(sys.intern, anchors))
 
 
 def anchor_weights(anchor_sets: Iterable[frozenset[str]]) -> dict[str, float]:

@@ -107,6 +107,16 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
+    batch = _prepare_batch(folder, report, progress)
+    if progress:
+        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
+    report.generation = store_generation(settings, batch).name
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
+    """Every row of the new generation; the documents read are let go on return, before storing."""
     documents = read_documents(folder, report, progress)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
@@ -117,20 +127,22 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
-    if progress:
-        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
-    report.generation = store_generation(settings, batch).name
-    report.seconds = time.perf_counter() - started
-    return report
+    return batch
 
 
 def _mined_lexicon(batch: Batch) -> list[list[str]]:
     """Words that translate each other, learnt from this ingest's translation pairs."""
-    texts = {e.id: (e.lang, f"{e.question}\n{e.body_text}") for e in batch.entries}
     pairs = [(link["source_id"], link["target_id"]) for link in batch.entry_links
              if link["kind"] == "translation" and link["source_id"] < link["target_id"]]
+    paired = {entry_id for pair in pairs for entry_id in pair}
+    # Each text is built when it is read: all of them at once would be another copy of the corpus.
+    texts = {e.id: (e.lang, _lexicon_text(e)) for e in batch.entries if e.id in paired}
     mined = mine_lexicon(pair_texts(pairs, texts))
-    return mined + dictionary_lexicon(text for _, text in texts.values())
+    return mined + dictionary_lexicon(_lexicon_text(e) for e in batch.entries)
+
+
+def _lexicon_text(entry: Entry) -> str:
+    return f"{entry.question}\n{entry.body_text}"
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -48,10 +48,6 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
         for anchor in entry.anchors:
             postings[anchor].append(index)
     group_of = _translation_groups(entries, translations)
-    # Anchors no entry outside the group has cannot relate anything: they count neither as probes
-    # nor in the norm.
-    shared = [frozenset(a for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a]))
-              for i, e in enumerate(entries)]
     technical = _technical_words(entries)
 
     def weight(entry: RelatableEntry, anchor: str) -> float:
@@ -60,26 +56,33 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
             boost *= TECHNICAL_WEIGHT if anchor in technical else PROSE_WEIGHT
         return weights[anchor] * boost
 
-    vectors = [{a: weight(e, a) for a in anchors} for e, anchors in zip(entries, shared, strict=True)]
+    # Anchors no entry outside the group has cannot relate anything: they count neither as probes
+    # nor in the norm. A vector's keys are the anchors that count (no separate set of them is kept).
+    vectors = [{a: weight(e, a) for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a])}
+               for i, e in enumerate(entries)]
+    del postings  # a posting per anchor of every entry: let it go before scoring
     norms = [math.sqrt(sum(w * w for w in vector.values())) or 1.0 for vector in vectors]
 
     def similarity(a: int, b: int) -> float:
-        common = shared[a] & shared[b]
+        common = vectors[a].keys() & vectors[b].keys()
         return sum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
 
     # Candidates come from an exact dot product over every anchor but the commonest (which weigh
     # little and would make this quadratic); the best are then scored on all their anchors.
-    weighted_postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    # Only the postings short enough to be read are kept: the common anchors' would hold most of memory.
+    holders = Counter(anchor for vector in vectors for anchor in vector)
+    weighted_postings: dict[str, list[tuple[int, float]]] = {
+        anchor: [] for anchor, count in holders.items() if count <= POSTING_LIMIT}
     for index, vector in enumerate(vectors):
         for anchor, value in vector.items():
-            weighted_postings[anchor].append((index, value))
+            if (posting := weighted_postings.get(anchor)) is not None:
+                posting.append((index, value))
     ranked_groups: dict[tuple[int, ...], list[tuple[float, tuple[int, ...]]]] = {}
     for group in dict.fromkeys(group_of):
         rough: dict[int, float] = defaultdict(float)
         for member in group:
             for anchor, value in vectors[member].items():
-                posting = weighted_postings[anchor]
-                if len(posting) <= POSTING_LIMIT:
+                if (posting := weighted_postings.get(anchor)) is not None:
                     for other, other_value in posting:
                         rough[other] += value * other_value / norms[other]
         candidates = heapq.nlargest(RERANK, (k for k in rough if group_of[k] != group), key=rough.__getitem__)

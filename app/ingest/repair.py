@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
@@ -203,18 +204,16 @@ def _candidates(lead: int, present: list[int | None], need: int, lost: tuple[int
     return list(found)
 
 
-def _runs(line: str, to_byte: dict[str, int]) -> list[tuple[int, int]]:
+def _runs(line: str, code_page: str) -> list[tuple[int, int]]:
     """Spans of consecutive characters from the page's upper half (or U+FFFD)."""
-    spans: list[tuple[int, int]] = []
-    start = -1
-    for k, ch in enumerate(line + "\n"):
-        inside = ch in to_byte or ch == "\ufffd"
-        if inside and start < 0:
-            start = k
-        elif not inside and start >= 0:
-            spans.append((start, k))
-            start = -1
-    return spans
+    return [match.span() for match in _run_pattern(code_page).finditer(line)]
+
+
+@cache
+def _run_pattern(code_page: str) -> re.Pattern[str]:
+    """A run of the page's upper-half characters or U+FFFD: one regex scan, not a loop per character."""
+    to_byte, _ = _page(code_page)
+    return re.compile("[" + "".join(map(re.escape, sorted(to_byte))) + "\ufffd]+")
 
 
 def _evidence(text: str, code_page: str) -> tuple[int, int]:
@@ -223,7 +222,7 @@ def _evidence(text: str, code_page: str) -> tuple[int, int]:
     lost = _lost_bytes(text, code_page)
     intact = invalid = 0
     for line in text.split("\n"):
-        for start, end in _runs(line, to_byte):
+        for start, end in _runs(line, code_page):
             slots = _parse_run(line[start:end], to_byte, lost)
             if slots is None:
                 invalid += 1
@@ -305,10 +304,11 @@ def _choose(slots: list[_Slot], judge: _Judge) -> dict[int, list[tuple[str, floa
     return ranked
 
 
-def _line_slots(line: str, to_byte: dict[str, int], lost: tuple[int, ...]) -> list[_Slot]:
+def _line_slots(line: str, code_page: str, lost: tuple[int, ...]) -> list[_Slot]:
+    to_byte, _ = _page(code_page)
     slots: list[_Slot] = []
     cursor = 0
-    for start, end in _runs(line, to_byte):
+    for start, end in _runs(line, code_page):
         parsed = _parse_run(line[start:end], to_byte, lost)
         if parsed is None:
             continue  # not damaged UTF-8: leave these characters exactly as they are
@@ -341,13 +341,12 @@ def repair_mojibake(text: str, model: CharBigrams | None = None) -> RepairResult
     if not suspects:
         return RepairResult(text=text)
     best_page = suspects[0]
-    to_byte, _ = _page(best_page)
     lost = tuple(sorted({b for page in suspects for b in _lost_bytes(text, page)}))
     result = RepairResult(text=text, code_page=best_page)
     judge = _Judge(model or context_model())
     lines: list[str] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        slots = _line_slots(line, to_byte, lost)
+        slots = _line_slots(line, best_page, lost)
         ranked = _choose(slots, judge)
         column = 1
         for k, slot in enumerate(slots):

@@ -18,6 +18,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, NullPool, func, insert, text
+from sqlalchemy import select as select_columns  # any number of columns (sqlmodel's stops at four)
 from sqlalchemy.engine import make_url
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
@@ -43,6 +44,7 @@ from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Met
 from app.search.index import IndexedEntry, build_index, open_index
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+INDEX_CHUNK = 1000  # entries read back at a time to build the index
 
 
 class EntryLinkRow(TypedDict):
@@ -66,6 +68,10 @@ class Batch:
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
     lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
+
+    def release_rows(self) -> None:
+        """Let go of the rows once they are stored (they can fill memory at scale)."""
+        self.documents, self.entries, self.entry_links, self.document_links, self.notes = [], [], [], [], []
 
 
 def alembic_config() -> Config:
@@ -127,13 +133,19 @@ def new_generation_name() -> str:
 
 
 def store_generation(settings: Settings, batch: Batch) -> Generation:
-    """Write `batch` as a new generation and publish it; on any failure nothing changes."""
+    """Write `batch` as a new generation and publish it; on any failure nothing changes.
+
+    The batch's rows are released once written: the index is built from the database, and
+    holding them as well would double the memory an ingest needs.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
 
     def write(engine: Engine, target: Generation) -> int:
         migrate(engine, target.schema)
         _write_rows(engine, batch, target.name)
-        return len(batch.entries)
+        written = len(batch.entries)
+        batch.release_rows()
+        return written
 
     return _build_and_publish(settings, write)[0]
 
@@ -294,12 +306,20 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
 
 
 def _indexed_entries(engine: Engine) -> Iterator[IndexedEntry]:
-    """Index rows read back from the database: the index is always derived from it."""
-    with Session(engine) as session:
-        titles = {d.id: d.title for d in session.exec(select(Document))}
-        for entry in session.exec(select(Entry).order_by(col(Entry.document_id), col(Entry.position))):
-            section = " ".join([titles.get(entry.document_id, ""), *json.loads(entry.section)])
+    """Index rows read back from the database: the index is always derived from it.
+
+    Only the indexed columns, streamed in chunks: the whole table as model objects would
+    hold every entry's text (HTML included) in memory at once.
+    """
+    with engine.connect() as connection:
+        titles = {id_: title for id_, title in connection.execute(select(Document.id, Document.title))}
+        rows = connection.execution_options(yield_per=INDEX_CHUNK).execute(
+            select_columns(col(Entry.id), col(Entry.document_id), col(Entry.lang), col(Entry.title),
+                           col(Entry.section), col(Entry.body_markdown), col(Entry.body_text))
+            .order_by(col(Entry.document_id), col(Entry.position)))
+        for id_, document_id, lang, title, section, body_markdown, body_text in rows:
             yield IndexedEntry(
-                id=entry.id, document_id=entry.document_id, lang=entry.lang, title=entry.title,
-                section=section, body_markdown=entry.body_markdown, body_text=entry.body_text,
+                id=id_, document_id=document_id, lang=lang, title=title,
+                section=" ".join([titles.get(document_id, ""), *json.loads(section)]),
+                body_markdown=body_markdown, body_text=body_text,
             )

@@ -15,9 +15,8 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import jieba
 import zhconv
@@ -52,8 +51,7 @@ ZH_STOP_WORDS = frozenset("""
 """.split())
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """One indexed or queried term with its position and source character span."""
 
     text: str
@@ -116,12 +114,13 @@ def normalise_text(text: str) -> str:
     return text.translate(_FOLDING)
 
 
-def _word_parts(original: str) -> list[str]:
+@lru_cache(maxsize=65536)  # the same words recur in every entry
+def _word_parts(original: str) -> tuple[str, ...]:
     """Split an identifier into its words: separators, camelCase and digits."""
     parts: list[str] = []
     for chunk in re.split(r"[._\-/+]+", original):
         parts.extend(PART_PATTERN.findall(chunk) or ([chunk] if chunk else []))
-    return [p.lower() for p in parts if p]
+    return tuple(p.lower() for p in parts if p)
 
 
 @lru_cache(maxsize=65536)
