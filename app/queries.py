@@ -218,7 +218,7 @@ class Reader:
         rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
         entries = {e.id: e for e in rows}
         labels = self.document_labels()
-        translations = self._linked(ids, "translation")
+        translations = self._translations()
         results: list[SearchHit] = []
         for match in page_matches:
             entry = entries.get(match.id)
@@ -242,30 +242,33 @@ class Reader:
         if not ids:
             return matches, 0
         languages = {m.id: m.lang for m in matches}
-        partners = self._translation_partners()
+        translations = self._translations()
         present = set(ids)
         seen: set[str] = set()
         grouped: list[Match] = []
         for match in matches:
             if match.id in seen:
                 continue
-            group = [match.id, *(p for p in partners.get(match.id, []) if p in present)]
+            group = [match.id, *(ref.id for ref in translations.get(match.id, []) if ref.id in present)]
             seen.update(group)
             chosen = next((i for i in group if languages.get(i) == prefer), match.id)
             grouped.append(Match(chosen, match.score, languages[chosen]))
         return grouped, len(matches) - len(grouped)
 
-    def _translation_partners(self) -> dict[str, list[str]]:
-        """Each translated entry's translations (read once per generation: every search folds its pairs)."""
-        def read() -> dict[str, list[str]]:
-            partners: dict[str, list[str]] = {}
-            rows = self.session.execute(select_columns(col(EntryLink.source_id), col(EntryLink.target_id))
-                                        .where(col(EntryLink.kind) == "translation"))
-            for source, target in rows:
-                partners.setdefault(source, []).append(target)
-            return partners
+    def _translations(self) -> dict[str, list[EntryRef]]:
+        """Each translated entry's translations (read once per generation: every search folds and lists them)."""
+        def read() -> dict[str, list[EntryRef]]:
+            translations: dict[str, list[EntryRef]] = {}
+            rows = self.session.execute(
+                select_columns(col(EntryLink.source_id), col(Entry.id), col(Entry.lang), col(Entry.title))
+                .join(Entry, col(Entry.id) == col(EntryLink.target_id)).where(col(EntryLink.kind) == "translation")
+                .order_by(col(EntryLink.source_id), col(EntryLink.rank), col(EntryLink.score).desc()))
+            for source, id_, lang, title in rows:
+                translations.setdefault(source, []).append(EntryRef(id=id_, lang=lang, title=title,
+                                                                    url=entry_url(id_)))
+            return translations
 
-        return self.snapshot.kept("translation_partners", None, 1, read)
+        return self.snapshot.kept("translations", None, 1, read)
 
     def document_labels(self) -> dict[str, tuple[str, str]]:
         """Each document's title and how to tell it apart: the title, plus its path where titles repeat.
