@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select as select_columns
@@ -151,8 +150,8 @@ class Reader:
             section=json.loads(entry.section), line=entry.line,
             body_markdown=entry.body_markdown, body_html=entry.body_html,
             repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,
-            translations=self._linked([entry.id], "translation").get(entry.id, []),
-            related=self._linked([entry.id], "related").get(entry.id, []),
+            translations=self._translations().get(entry.id, []),
+            related=self._related(entry.id),
         )
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
@@ -165,18 +164,13 @@ class Reader:
 
         return self.snapshot.kept("entry_html", entry_id, ENTRIES_KEPT, read)
 
-    def _linked(self, source_ids: Sequence[str], kind: str) -> dict[str, list[EntryRef]]:
-        if not source_ids:
-            return {}
+    def _related(self, entry_id: str) -> list[EntryRef]:
         rows = self.session.exec(
-            select(EntryLink, Entry).join(Entry, col(Entry.id) == col(EntryLink.target_id))
-            .where(col(EntryLink.source_id).in_(source_ids), EntryLink.kind == kind)
+            select(Entry).join(EntryLink, col(Entry.id) == col(EntryLink.target_id))
+            .where(EntryLink.source_id == entry_id, EntryLink.kind == "related")
             .order_by(col(EntryLink.rank), col(EntryLink.score).desc())
         ).all()
-        linked: dict[str, list[EntryRef]] = {}
-        for link, target in rows:
-            linked.setdefault(link.source_id, []).append(_entry_ref(target))
-        return linked
+        return [_entry_ref(target) for target in rows]
 
     # ------------------------------------------------------------ search
 

@@ -9,18 +9,24 @@ from sqlalchemy import event, text
 from sqlmodel import Session
 from whoosh.query import Every
 
+from app.config import Settings
 from app.db import DataStore
 from app.ingest.pipeline import run_ingest
 from app.queries import Reader
 from tests.conftest import CONTENT, settings_for
 
 
-def test_a_replaced_snapshot_stays_readable_for_requests_in_flight(tmp_path: Path) -> None:
+def _ingested(tmp_path: Path) -> tuple[Settings, DataStore]:
+    """The seeds ingested into a scratch folder, and a store reading them."""
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
     settings = settings_for(tmp_path, content)
     run_ingest(settings, progress=False)
-    store = DataStore(settings)
+    return settings, DataStore(settings)
+
+
+def test_a_replaced_snapshot_stays_readable_for_requests_in_flight(tmp_path: Path) -> None:
+    settings, store = _ingested(tmp_path)
     in_flight = store.current()  # a request that started before the new generation
     run_ingest(settings, progress=False)
     assert store.current().generation.name != in_flight.generation.name  # the store switched
@@ -31,11 +37,7 @@ def test_a_replaced_snapshot_stays_readable_for_requests_in_flight(tmp_path: Pat
 
 
 def test_what_a_generation_keeps_is_built_once_bounded_and_gone_with_the_generation(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
-    store = DataStore(settings)
+    settings, store = _ingested(tmp_path)
     snapshot = store.current()
     built: list[str] = []
 
@@ -59,11 +61,7 @@ def test_what_a_generation_keeps_is_built_once_bounded_and_gone_with_the_generat
 
 
 def test_pages_read_again_come_from_what_the_generation_kept(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
-    store = DataStore(settings)
+    _, store = _ingested(tmp_path)
     snapshot = store.current()
     with Session(snapshot.engine) as session:
         reader = Reader(snapshot=snapshot, session=session)

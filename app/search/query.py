@@ -15,12 +15,11 @@ from whoosh.qparser import MultifieldParser
 from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
-from app.search.analysis import HAN_RUN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
+from app.search.analysis import HAN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
 from app.search.errors import error_signature, looks_like_error
 from app.search.topk import Top, TopK
 
 Glossary = Sequence[Sequence[str]]
-HAN = re.compile(HAN_RUN)
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 # The body holds breadcrumb, prose and code; the error field serves pasted errors. Two or
 # three fields per term instead of five: same quality on the dev and project queries, and

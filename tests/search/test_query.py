@@ -57,36 +57,30 @@ def test_code_text_collects_fenced_blocks_and_inline_spans() -> None:
     assert code_text(markdown).split() == ["export", "CUDA_HOME=/usr/local/cuda", "ds_report"]
 
 
-def test_an_unknown_compound_word_finds_entries_that_write_its_parts_apart(tmp_path: Path) -> None:
+def _failures(tmp_path: Path, faq: str, query: str, fingerprint: str) -> list[object]:
+    """Ingest one FAQ of some size (a word in every entry is no clue) and run one query against it."""
     content = tmp_path / "content"
     content.mkdir()
-    (content / "faq.md").write_text(
-        "# FAQ\n\n## How do I enable authentication for etcd?\n\nSet `etcd.user` and `etcd.password`.\n\n"
-        "## Why is the list empty?\n\nThe filter hides everyone.\n\n"
-        "## How do I add a user?\n\nRun `adduser` for each new user.\n\n"
-        # A portal of some size: a word in every entry is no clue.
-        + "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(40)), encoding="utf-8")
+    filler = "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(40))
+    (content / "faq.md").write_text("# FAQ\n\n" + faq + filler, encoding="utf-8")
     settings = settings_for(tmp_path, content)
     run_ingest(settings, progress=False)
     queries = tmp_path / "queries.tsv"
-    queries.write_text("q1\t1\tetcdserver: user name is empty\tenable authentication\n", encoding="utf-8")
-    result = evaluate(settings, read_queries(queries))
-    assert result.failures == []
+    queries.write_text(f"q1\t1\t{query}\t{fingerprint}\n", encoding="utf-8")
+    return list(evaluate(settings, read_queries(queries)).failures)
+
+
+def test_an_unknown_compound_word_finds_entries_that_write_its_parts_apart(tmp_path: Path) -> None:
+    faq = ("## How do I enable authentication for etcd?\n\nSet `etcd.user` and `etcd.password`.\n\n"
+           "## Why is the list empty?\n\nThe filter hides everyone.\n\n"
+           "## How do I add a user?\n\nRun `adduser` for each new user.\n\n")
+    assert _failures(tmp_path, faq, "etcdserver: user name is empty", "enable authentication") == []
 
 
 def test_an_unknown_camel_case_identifier_finds_the_entry_that_writes_its_words(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "faq.md").write_text(
-        "# FAQ\n\n## The job fails with Public Key Retrieval is not allowed\n\nAdd the option to the URL.\n\n"
-        "## How do I allow a key?\n\nList it in the config.\n\n"
-        + "".join(f"## Why does job {i} fail?\n\nRetry job {i}.\n\n" for i in range(40)), encoding="utf-8")
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
-    queries = tmp_path / "queries.tsv"
-    queries.write_text("q1\t1\t无法指定链接参数 AllowPublicKeyRetrieval=True\tPublic Key Retrieval\n", encoding="utf-8")
-    result = evaluate(settings, read_queries(queries))
-    assert result.failures == []
+    faq = ("## The job fails with Public Key Retrieval is not allowed\n\nAdd the option to the URL.\n\n"
+           "## How do I allow a key?\n\nList it in the config.\n\n")
+    assert _failures(tmp_path, faq, "无法指定链接参数 AllowPublicKeyRetrieval=True", "Public Key Retrieval") == []
 
 
 def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
