@@ -16,10 +16,14 @@ QUERY_PATTERN = r"[^\s\x00-\x1f\x7f-\x9f]"
 
 
 def clean_query(q: str) -> str:
-    """The query with control characters removed; BadRequest when empty or too long."""
+    """The query with control characters blanked, line breaks kept; BadRequest when empty or too long.
+
+    A pasted traceback or log is read line by line: its last error line is what is searched.
+    """
     if len(q) > MAX_QUERY_LENGTH:
         raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {MAX_QUERY_LENGTH}")
-    cleaned = "".join(" " if unicodedata.category(c) == "Cc" else c for c in q)
+    q = q.replace("\r\n", "\n").replace("\r", "\n")
+    cleaned = "".join(" " if unicodedata.category(c) == "Cc" and c != "\n" else c for c in q)
     if not cleaned.strip():
         raise BadRequest("q: the query is empty; type a word, an error message or an identifier")
     return cleaned.strip()

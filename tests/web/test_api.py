@@ -6,6 +6,7 @@ import pytest
 
 from app.config import Settings
 from app.web.inprocess import InProcessClient
+from app.web.params import clean_query
 
 ENTRY_KEYS = {"id", "title", "lang", "url", "document", "section", "body_markdown", "body_html",
               "translations", "related"}
@@ -120,6 +121,13 @@ def test_awkward_queries_never_fail(client: InProcessClient, query: str) -> None
     response = client.get("/api/v1/search", params={"q": query})
     assert response.status_code == 200, response.text
     assert isinstance(response.json()["results"], list)
+
+
+def test_a_pasted_traceback_keeps_its_lines(client: InProcessClient) -> None:
+    # The error signature reads a paste line by line: flattened, a stack frame would pass for the error.
+    assert clean_query("Caused by: E: boom\r\n\tat a.B.c(B.java:1)\x07") == "Caused by: E: boom\n at a.B.c(B.java:1)"
+    pasted = "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: Error building extension"
+    assert client.get("/api/v1/search", params={"q": pasted}).json()["query"] == pasted
 
 
 def test_openapi_and_docs_are_served_without_a_cdn(client: InProcessClient) -> None:
