@@ -12,16 +12,19 @@ from __future__ import annotations
 import re
 
 ERROR_LINE = re.compile(
-    r"(?:^|[\s:：，,（(])((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)\b:?.*)$"
-)
+    r"(?:^|[\s:：，,（(])((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)E?\b:?.*)$"
+)  # (`E?`: C++'s mangled names, `N6apache6thrift9transport19TTransportExceptionE: Timed Out`)
 # Python tracebacks, Java stack frames and causes, Go goroutine dumps.
 TRACEBACK_MARKERS = re.compile(
     r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+|^\s*at [\w$.<>]+\([\w$.]*(?::\d+)?\)"
     r"|^\s*Caused by: |^goroutine \d+ \[", re.MULTILINE)
+STACK_FRAME = re.compile(r"at [\w$.<>/]+\([\w$. ]*(?::\d+)?\)|File \".*\", line \d+")
 # The message of a log line, after its level, and of tools that name no exception type:
 # Go panics, compilers, linkers and loaders, the shell. (No leading `.*`: lines are long.)
 LOG_LEVEL = re.compile(
     r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)\])\s*[:\-]?\s+(\S.*)$")
+# A warning names the failure when a log holds nothing worse (`[warn] … _request_uri(): … timeout`).
+WARN_LEVEL = re.compile(r"(?:(?:^|\s)(?:WARN|WARNING)\b|\[(?:warn|WARN|warning|WARNING)\])\s*[:\-]?\s+(\S.*)$")
 TOOL_PREFIX = re.compile(r"(?:^|\s)((?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*)$")
 TOOL_PHRASE = re.compile(r"\b(?:command not found|undefined reference to|error while loading shared libraries"
                          r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b")
@@ -41,6 +44,9 @@ MASKS = (
     re.compile(r"[\"'`“”‘’]"),  # quotes of every kind
 )
 MAX_SIGNATURE_WORDS = 12
+ERROR_TYPE = re.compile(r"(?:[A-Za-z_][\w$]*\.)*[A-Z]\w*(?:Error|Exception)\b")
+MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
+MIN_MESSAGE_WORDS = 2  # a cause with fewer words says less than the wrapper's message
 
 
 def looks_like_error(text: str) -> bool:
@@ -49,17 +55,33 @@ def looks_like_error(text: str) -> bool:
 
 
 def error_lines(text: str) -> list[str]:
-    """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message."""
+    """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message.
+
+    A log's warnings count only when it holds no error.
+    """
     lines: list[str] = []
+    warnings: list[str] = []
     for raw in text.splitlines():
         line = BOILERPLATE.sub("", raw).strip()
+        if STACK_FRAME.match(line):  # `at com.mysql.SQLError.createSQLException(SQLError.java:110)` names no failure
+            continue
         if messages := JSON_MESSAGE.findall(line):
             lines.extend(message.strip() for message in messages)
         elif match := ERROR_LINE.search(line) or LOG_LEVEL.search(line) or TOOL_PREFIX.search(line):
             lines.append(match.group(1).strip())
         elif TOOL_PHRASE.search(line):
             lines.append(line)
-    return lines
+        elif match := WARN_LEVEL.search(line):
+            warnings.append(match.group(1).strip())
+    return lines or warnings
+
+
+def innermost_error(line: str) -> str:
+    """The last error a chained message names, with its message: `…; nested exception is A: B[msg]` → `B[msg]`."""
+    for match in reversed(list(ERROR_TYPE.finditer(line))):
+        if len(MESSAGE_WORD.findall(line[match.end():])) >= MIN_MESSAGE_WORDS:
+            return line[match.start():]
+    return line
 
 
 def normalise_error(line: str) -> str:
@@ -77,7 +99,7 @@ def error_signature(text: str) -> str:
         return ""
     # The last error is the one raised; a chained 'During handling…' error is kept too.
     chosen = lines[-2:] if len(lines) > 1 and lines[-1].split(":")[0] != lines[-2].split(":")[0] else lines[-1:]
-    return " ".join(normalise_error(line) for line in chosen)
+    return " ".join(normalise_error(innermost_error(line)) for line in chosen)
 
 
 def error_field_text(*texts: str) -> str:

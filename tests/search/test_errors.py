@@ -66,6 +66,22 @@ def test_error_field_collects_every_error_line_of_an_entry() -> None:
      "No such file or directory",
      "python error while loading shared libraries libcudnn.so cannot open shared object file"),
     ("bash: nvcc: command not found", "bash nvcc command not found"),
+    # A chained Java message: the innermost cause is the specific one.
+    ("TransactionSystemException: Could not commit JDBC transaction; nested exception is java.sql.SQLException: "
+     "io.seata.RmTransactionException: Response[ TransactionException[Could not found global transaction xid = "
+     "1.2.3.4:8091:115, may be has finished.] ]",
+     "TransactionException[Could not found global transaction xid may be has finished.]"),
+    # Stack frames name classes, not the failure.
+    ("Caused by: java.sql.SQLNonTransientConnectionException: Public Key Retrieval is not allowed\n"
+     "\tat com.mysql.cj.jdbc.exceptions.SQLError.createSQLException(SQLError.java:110)",
+     "java.sql.SQLNonTransientConnectionException Public Key Retrieval is not allowed"),
+    # A C++ exception's mangled name.
+    ("Request to ip:9779 failed: N6apache6thrift9transport19TTransportExceptionE: Timed Out",
+     "N6apache6thrift9transport19TTransportExceptionE Timed Out"),
+    ("2022/05/19 10:03:03 [warn] 13654#13654: *6638791 [lua] v3.lua:151: _request_uri(): https://10.1.6.3:2379: "
+     "timeout. Retrying", "[lua] v3.lua _request_uri https timeout. Retrying"),  # a warning, when nothing is worse
+    ("2024-01-02 10:00:00 WARN retrying\n2024-01-02 10:00:01 ERROR [main] Job failed: no space left",
+     "[main] Job failed no space left"),
     ("2020/12/01 21:49:39 [error] 14690#14690: *34880 [lua] config_etcd.lua:428: failed to fetch data from etcd",
      "[lua] config_etcd.lua failed to fetch data from etcd"),
 ])
