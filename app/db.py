@@ -40,7 +40,7 @@ from app.generations import (
     read_pointer,
 )
 from app.models import Entry
-from app.search.index import open_index
+from app.search.index import analysed_as_now, open_index
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -140,6 +140,9 @@ def _open_verified(target: Generation) -> Snapshot:
             if searcher.doc_count() != stored:
                 raise ValueError(f"the index holds {searcher.doc_count()} entries, the database {stored}")
             _touch(searcher)
+            if not analysed_as_now(target.index_dir):
+                log.warning("the search index of generation %s was built by an older version and misses words "
+                            "today's queries look for; run `faq reindex` to rebuild it", target.name)
         except BaseException:
             searcher.close()
             raise

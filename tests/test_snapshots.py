@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 from pathlib import Path
 
+import pytest
 from sqlalchemy import event, text
 from sqlmodel import Session
 from whoosh.query import Every
@@ -77,3 +79,25 @@ def test_pages_read_again_come_from_what_the_generation_kept(tmp_path: Path) -> 
                  reader.list_documents(), reader.entry_counts()]
     assert again == first and statements == []  # not read from the database again
     store.close()
+
+
+def test_an_index_from_an_older_analysis_is_served_with_a_warning_until_reindexed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from app.ingest.store import reindex_generation
+    from app.search.index import ANALYSIS_FILE
+
+    settings, store = _ingested(tmp_path)
+    (store.current().generation.index_dir / ANALYSIS_FILE).write_text("1 porter", encoding="utf-8")  # as upgraded
+    store.close()
+    stale = DataStore(settings)
+    with caplog.at_level(logging.WARNING, logger="app.db"):
+        assert stale.current().searcher.doc_count() > 0  # still served
+    assert "run `faq reindex`" in caplog.text
+    stale.close()
+    caplog.clear()
+    reindex_generation(settings)  # `faq reindex`
+    rebuilt = DataStore(settings)
+    with caplog.at_level(logging.WARNING, logger="app.db"):
+        rebuilt.current()
+    assert "faq reindex" not in caplog.text
+    rebuilt.close()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TypedDict
 
 from alembic import command
@@ -312,7 +312,8 @@ def _indexed_entries(engine: Engine) -> Iterator[IndexedEntry]:
     hold every entry's text (HTML included) in memory at once.
     """
     with engine.connect() as connection:
-        titles = {id_: title for id_, title in connection.execute(select(Document.id, Document.title))}
+        titles = {id_: " ".join([*PurePosixPath(path).parent.parts, title])
+                  for id_, title, path in connection.execute(select(Document.id, Document.title, Document.path))}
         rows = connection.execution_options(yield_per=INDEX_CHUNK).execute(
             select_columns(col(Entry.id), col(Entry.document_id), col(Entry.lang), col(Entry.title),
                            col(Entry.section), col(Entry.body_markdown), col(Entry.body_text))

@@ -4,7 +4,7 @@ Text is normalised (NFKC, case folding, Traditional → Simplified), then:
 Chinese runs become overlapping character bigrams (so any word inside a sentence is
 found) plus jieba's dictionary words; identifiers (`PYTORCH_CUDA_ALLOC_CONF`,
 `torch.cuda.OutOfMemoryError`, `flash-attn`) are kept whole *and* split into parts;
-English words are Porter-stemmed. Positions advance by one per word, never by
+English words are stemmed (Snowball English, "Porter2"). Positions advance by one per word, never by
 character offset, so phrase queries keep working.
 """
 
@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import jieba
 import zhconv
 from whoosh.analysis import Token, Tokenizer
-from whoosh.lang.porter import stem as porter_stem
+from whoosh.lang.snowball.english import EnglishStemmer
 
 jieba.setLogLevel(logging.WARNING)
 with warnings.catch_warnings():
@@ -32,6 +32,7 @@ with warnings.catch_warnings():
 HAN_RUN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 WORD_RUN = r"[a-z0-9]+(?:[._\-/+][a-z0-9]+)*"
 HAN = re.compile(HAN_RUN)
+ENGLISH = EnglishStemmer()
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
 PART_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+(?:\.[0-9]+)*")
 QUERY_WORD_BIGRAMS_ONLY = True
@@ -125,8 +126,11 @@ def _word_parts(original: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Porter stem (words repeat in every entry and query: each is stemmed once)."""
-    stemmed: str = porter_stem(word)
+    """Snowball English stem (words repeat in every entry and query: each is stemmed once).
+
+    Not Whoosh's Porter: it stems `running` to runn and `generating` apart from `generate`.
+    """
+    stemmed: str = ENGLISH.stem(word)
     return stemmed
 
 
@@ -196,13 +200,17 @@ def query_terms(text: str) -> list[str]:
 
 def identifier_words(text: str) -> dict[str, list[str]]:
     """The query's identifiers (as `query_terms` gives them) and their stemmed words: `AllowPublicKeyRetrieval` →
-    allow, public, key, retriev."""
+    allow, public, key, retriev; `java.net.SocketTimeoutException` → socket, timeout, except."""
     norm, offsets = normalise(text)
     words: dict[str, list[str]] = {}
     for match in TOKEN_PATTERN.finditer(norm):
         if match.lastgroup == "word":
             src_start, src_end = offsets[match.start()], offsets[match.end() - 1] + 1
-            parts = _word_parts(unicodedata.normalize("NFKC", text[src_start:src_end]))
+            written = unicodedata.normalize("NFKC", text[src_start:src_end])
+            # A qualified name's words are its last name's: `java.net.SocketTimeoutException` → socket, timeout…
+            parts = _word_parts(written.rsplit(".", 1)[-1])
+            if len(parts) < 2:
+                parts = _word_parts(written)
             if len(parts) > 1:
                 words[match.group()] = [stem(part) for part in parts]
     return words
@@ -226,7 +234,7 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     """
     wanted = set(terms)
     bigrams = [t for t in wanted if len(t) > 1 and HAN.fullmatch(t)]
-    starts = {t[:2] for t in wanted}
+    starts = {t[:1] for t in wanted}
     norm, offsets = normalise(text)
     found: list[tuple[int, int]] = []
     for match in TOKEN_PATTERN.finditer(norm):
@@ -242,8 +250,9 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
                     at = run.find(bigram, at + 1)
             continue
         word = match.group()
-        # Porter rewrites only a word's ending: one that starts otherwise than every term needs no stemming.
-        if word in wanted or (word[:2] in starts and stem(word) in wanted):
+        # The stemmer rewrites a word's ending (and `dying` to die): a word whose first letter starts no
+        # term needs no stemming.
+        if word in wanted or (word[:1] in starts and stem(word) in wanted):
             found.append((start, end))
     spans: list[tuple[int, int]] = []
     for start, end in sorted(found):

@@ -16,6 +16,10 @@ from app.search.analysis import bilingual_analyzer
 from app.search.errors import error_field_text
 
 FIELD_BOOSTS = {"title": 4.0, "errors": 2.0, "code": 1.5, "body": 1.0}
+# Which analysis wrote an index's terms: a query analysed otherwise misses words (Porter's
+# `runn` is not Snowball's `run`). Change it whenever the terms of the same text change.
+ANALYSIS_VERSION = "2 snowball"
+ANALYSIS_FILE = "ANALYSIS"
 CODE_BLOCK = re.compile(r"^( {0,3})(```|~~~)[^\n]*\n(.*?)^\1\2", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
@@ -78,7 +82,16 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
         raise
     writer.commit(optimize=True)
     ix.close()
+    (directory / ANALYSIS_FILE).write_text(ANALYSIS_VERSION, encoding="utf-8")
     return count
+
+
+def analysed_as_now(directory: Path) -> bool:
+    """Whether the index in `directory` holds the terms today's analysis gives (else: `faq reindex`)."""
+    try:
+        return (directory / ANALYSIS_FILE).read_text(encoding="utf-8") == ANALYSIS_VERSION
+    except OSError:
+        return False
 
 
 def open_index(directory: Path) -> whoosh_index.Index:

@@ -291,8 +291,8 @@ def _identifier_query(term: str, fields: Fields, searcher: Searcher, words: Sequ
         for form in dict.fromkeys((part, stem(part))):
             if max(searcher.doc_frequency(field, form) for field in fields) <= limit:
                 options.append(_term_query(form, fields, weight * SEGMENT_WEIGHT))
-    words = [word for word in dict.fromkeys(words) if len(word) >= 3 and word.isalpha()]
-    if len(words) > 1 and _unknown(searcher, term, fields):
+    words = [word for word in dict.fromkeys(words) if len(word) >= 3 and word.isalpha() and word != term]
+    if words and _unknown(searcher, term, fields):  # `onSelect` → select: short words say little alone
         options.append(And([_term_query(word, fields, weight * WORDS_WEIGHT) for word in words]))
     return Or(options) if len(options) > 1 else whole
 
@@ -383,9 +383,14 @@ def _clause_weight(searcher: Searcher, clause: Query) -> float:
 
     A rare identifier outweighs "error", and weighs in coverage as it weighs in the score.
     """
-    weights = [float(searcher.idf(field, text)) ** IDF_POWER * leaf.boost
-               for leaf in clause.leaves() for field, text in leaf.iter_all_terms()]
+    weights = [_idf(searcher, text) ** IDF_POWER * leaf.boost
+               for leaf in clause.leaves() for _, text in leaf.iter_all_terms()]
     return max(weights, default=0.0)
+
+
+def _idf(searcher: Searcher, text: str) -> float:
+    """A term's idf in the field that holds it most often: "api", rare in titles, is not rare."""
+    return min(float(searcher.idf(field, text)) for field in SEARCH_FIELDS)
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,

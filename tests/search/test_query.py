@@ -6,8 +6,10 @@ from pathlib import Path
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
+from app.main import create_app
 from app.search.query import make_snippet
-from measure.evaluation import evaluate, read_queries
+from app.web.inprocess import InProcessClient
+from measure.evaluation import evaluate, portal_ranker, read_queries
 from tests.conftest import REPO, require, settings_for
 
 
@@ -81,6 +83,49 @@ def test_an_unknown_camel_case_identifier_finds_the_entry_that_writes_its_words(
     faq = ("## The job fails with Public Key Retrieval is not allowed\n\nAdd the option to the URL.\n\n"
            "## How do I allow a key?\n\nList it in the config.\n\n")
     assert _failures(tmp_path, faq, "无法指定链接参数 AllowPublicKeyRetrieval=True", "Public Key Retrieval") == []
+
+
+def test_an_unknown_camel_case_name_with_one_long_word_finds_that_word(tmp_path: Path) -> None:
+    faq = ("## Why does a Select lose focus?\n\nRender it in the popup container.\n\n"
+           "## How do I stop a query?\n\nKill it.\n\n## How do I close the connection?\n\nCall close.\n\n")
+    assert _failures(tmp_path, faq, "onSelect", "popup container") == []
+
+
+def test_a_pasted_java_cause_finds_the_entry_that_names_its_exception_in_words(tmp_path: Path) -> None:
+    faq = ("## A Socket Timeout exception interrupts the import\n\nRaise the retry interval.\n\n"
+           "## Why does Java read the wrong net mask?\n\nSet it in the config.\n\n"
+           "## How do I read the processing log?\n\nOpen `logs/processing.log`.\n\n")
+    trace = ("Caused by: javax.ws.rs.ProcessingException: java.net.SocketTimeoutException: Read timed out\n"
+             "at org.glassfish.jersey.client.ClientRuntime.invoke(ClientRuntime.java:278)")
+    assert _failures(tmp_path, faq, trace.replace("\n", "\\n"), "Raise the retry") == []
+
+
+def test_a_query_naming_a_folder_prefers_that_folders_entries(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    for project in ("alphadb", "betadb"):
+        (content / project).mkdir(parents=True)
+        (content / project / "faq.md").write_text(
+            "# FAQ\n\n## Why does the import time out?\n\nRaise the timeout.\n\n"
+            + "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(10)), encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        for project in ("alphadb", "betadb"):
+            hits = client.get("/api/v1/search", params={"q": f"{project} import time out"}).json()["results"]
+            assert hits[0]["document"]["id"] == f"{project}-faq"
+
+
+def test_a_word_common_in_answers_weighs_little_though_titles_rarely_say_it(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    faq = ("# FAQ\n\n## How do I call the API?\n\nSee the reference.\n\n"
+           "## Why is there a connection error?\n\nThe API server is down; the API gateway retries.\n\n"
+           + "".join(f"## Why does step {i} fail?\n\nThe API returns {i}.\n\n" for i in range(30)))
+    (content / "faq.md").write_text(faq, encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with portal_ranker(settings) as rank:
+        assert rank("Error when calling remote API: Connection error")[0].startswith("why-is-there-a-connection")
 
 
 def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
