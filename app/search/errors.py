@@ -47,6 +47,8 @@ MAX_SIGNATURE_WORDS = 12
 ERROR_TYPE = re.compile(r"(?:[A-Za-z_][\w$]*\.)*[A-Z]\w*(?:Error|Exception)\b")
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
 MIN_MESSAGE_WORDS = 2  # a cause with fewer words says less than the wrapper's message
+ERROR_PREFIX = re.compile(r"\s*" + ERROR_TYPE.pattern + r"E?\s*[:\[]\s*")
+MAX_PHRASE_WORDS = 6
 
 
 def looks_like_error(text: str) -> bool:
@@ -100,6 +102,26 @@ def error_signature(text: str) -> str:
     # The last error is the one raised; a chained 'During handling…' error is kept too.
     chosen = lines[-2:] if len(lines) > 1 and lines[-1].split(":")[0] != lines[-2].split(":")[0] else lines[-1:]
     return " ".join(normalise_error(innermost_error(line)) for line in chosen)
+
+
+def error_phrase(text: str) -> str:
+    """The words that open the raised error's message, up to its first variable part: `Type is required`.
+
+    FAQ entries quote messages; the type before them is often left out (or generic).
+    """
+    lines = error_lines(text)
+    if not lines:
+        return ""
+    line = innermost_error(lines[-1])
+    if typed := ERROR_PREFIX.match(line):
+        line = line[typed.end():]
+    for mask in MASKS:
+        line = mask.sub("\x00", line)
+    for part in line.split("\x00"):
+        words = [word for word in part.replace(":", " ").split() if any(c.isalnum() for c in word)]
+        if len(words) >= MIN_MESSAGE_WORDS:
+            return " ".join(words[:MAX_PHRASE_WORDS])
+    return ""
 
 
 def error_field_text(*texts: str) -> str:

@@ -16,7 +16,7 @@ from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
-from app.search.errors import error_signature, looks_like_error
+from app.search.errors import error_phrase, error_signature, looks_like_error
 from app.search.topk import Top, TopK
 
 Glossary = Sequence[Sequence[str]]
@@ -64,6 +64,7 @@ COMPOUND = re.compile(r"[a-z]{7,}")  # an unknown word this long may be two glue
 MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
 CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
+MESSAGE_WEIGHT = 1.0  # an entry holding the pasted message's opening words as written
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
 apache common core error errors exceptions http https internal java javax json main util utils yaml
@@ -201,15 +202,16 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
     """
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
-    context = ""
+    context = phrase = ""
     if looks_like_error(text):
         signature = error_signature(text)
         if signature:
-            # The signature decides; the rest (`from etcd`, the frames' module names) helps a little.
-            context, text = text, signature
+            # The signature decides; the rest (`from etcd`, the frames' module names) helps a little,
+            # and an entry quoting the message as written (`Type is required`) more.
+            context, text, phrase = text, signature, error_phrase(text)
         fields = ERROR_FIELDS
     thesaurus = thesaurus or Thesaurus()
-    outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context)
+    outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context, phrase)
     suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
     if suggestion:
         corrected = _run(searcher, suggestion, lang, depth, thesaurus, document, fields)
@@ -315,6 +317,16 @@ def _known_prefix(searcher: Searcher, term: str, fields: Fields) -> list[str]:
     return []
 
 
+def _phrase_words(text: str) -> list[str]:
+    """Index-side terms of a phrase, the finest one per position (identifier parts, bigrams),
+    so the phrase lines up with the positions stored in the index."""
+    finest: dict[int, str] = {}
+    for term in analyse(text):
+        if term.position not in finest or len(term.text) < len(finest[term.position]):
+            finest[term.position] = term.text
+    return [finest[p] for p in sorted(finest)]
+
+
 def _phrase_query(terms: list[str], fields: Fields) -> Query:
     if len(terms) == 1:
         return _term_query(terms[0], fields)
@@ -331,14 +343,7 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
     phrases: list[Query] = []
     quoted_terms: list[str] = []
     for match in itertools.islice(QUOTED.finditer(text), MAX_PHRASES):
-        # Index-side terms, the finest one per position (identifier parts, bigrams), so the
-        # phrase lines up with the positions stored in the index.
-        finest: dict[int, str] = {}
-        for term in analyse(match.group(1) or match.group(2)):
-            if term.position not in finest or len(term.text) < len(finest[term.position]):
-                finest[term.position] = term.text
-        words = [finest[p] for p in sorted(finest)]
-        if words:
+        if words := _phrase_words(match.group(1) or match.group(2)):
             phrases.append(_phrase_query(words, fields))
             quoted_terms.extend(words)
     text = QUOTED.sub(" ", text, count=MAX_PHRASES)
@@ -395,7 +400,7 @@ def _idf(searcher: Searcher, text: str) -> float:
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
          thesaurus: Thesaurus, document: str | None = None, fields: Fields = SEARCH_FIELDS,
-         context: str = "") -> Outcome:
+         context: str = "", phrase: str = "") -> Outcome:
     """The best `depth` matches and the total: BM25F over any term, weighted by how much of the query it holds.
 
     An entry that holds every rare word of the query outranks one that repeats a common
@@ -407,6 +412,8 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     filter_query = _filter(lang, document)
     known = set(terms)
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
+    if len(quoted := _phrase_words(phrase)) > 1:
+        hints.append(Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in fields]))
     budget = Budget()
     scoring = TopK(searcher, budget.deadline)
     if len(clauses) == 1 and not hints:

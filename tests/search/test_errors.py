@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.search.errors import error_field_text, error_signature, looks_like_error, normalise_error
+from app.search.errors import error_field_text, error_phrase, error_signature, looks_like_error, normalise_error
 
 TRACEBACK = """Traceback (most recent call last):
   File "/home/u/train.py", line 42, in <module>
@@ -92,3 +92,14 @@ def test_logs_beyond_python_keep_the_words_that_identify_them(log: str, signatur
 
 def test_a_question_that_mentions_an_error_is_not_a_log() -> None:
     assert not looks_like_error("How do I fix an error when loading the model?")
+
+
+@pytest.mark.parametrize(("pasted", "phrase"), [
+    ('Exception in thread "main" java.lang.IllegalArgumentException: Type is required.\n\tat a.B.c(B.java:1)',
+     "Type is required."),
+    ("ModuleNotFoundError: No module named '_turbomind'", "No module named"),  # up to the variable part
+    ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0)", "CUDA out of memory. Tried to"),  # six words
+    ("how do I fix this", ""),
+])
+def test_error_phrase_is_the_messages_opening_as_written(pasted: str, phrase: str) -> None:
+    assert error_phrase(pasted) == phrase

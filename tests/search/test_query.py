@@ -128,6 +128,15 @@ def test_a_word_common_in_answers_weighs_little_though_titles_rarely_say_it(tmp_
         assert rank("Error when calling remote API: Connection error")[0].startswith("why-is-there-a-connection")
 
 
+def test_a_pasted_error_prefers_the_entry_quoting_its_message_as_written(tmp_path: Path) -> None:
+    faq = ("## Is a type required for the key, and which type?\n\nA key type is required; the required type "
+           "is listed in the key reference.\n\n"
+           "## How to solve the `Type is required` error?\n\nSet `type` in the configuration file.\n\n")
+    trace = ('Exception in thread "main" java.lang.IllegalArgumentException: Type is required.\\n'
+             "  at com.google.common.base.Preconditions.checkArgument(Preconditions.java:122)")
+    assert _failures(tmp_path, faq, trace, "configuration file") == []
+
+
 def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
     from app.ingest.pipeline import html_to_text
 
