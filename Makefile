@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-links bench load reindex-load screenshots clean
+.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-fresh eval-links bench load reindex-load screenshots clean
 
 install: $(STAMP)
 
@@ -55,6 +55,13 @@ eval-real: install
 	cd ../shared/corpus && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
 	FAQ_DATA_DIR=$(EVAL_REAL)/data FAQ_CONTENT_DIR=$(EVAL_REAL)/content $(BIN)/faq ingest --quiet > /dev/null || [ $$? -eq 3 ]
 	FAQ_DATA_DIR=$(EVAL_REAL)/data FAQ_CONTENT_DIR=$(EVAL_REAL)/content $(BIN)/faq eval eval/queries-real.tsv --compare
+
+# The same, over FAQs and queries the ranking was never tuned on (eval/fresh/, issue 10).
+EVAL_FRESH := $(or $(TMPDIR),/tmp)/faq-eval-fresh
+eval-fresh: install
+	rm -rf $(EVAL_FRESH) && mkdir -p $(EVAL_FRESH) && cp -r eval/fresh $(EVAL_FRESH)/content
+	FAQ_DATA_DIR=$(EVAL_FRESH)/data FAQ_CONTENT_DIR=$(EVAL_FRESH)/content $(BIN)/faq ingest --quiet > /dev/null
+	FAQ_DATA_DIR=$(EVAL_FRESH)/data FAQ_CONTENT_DIR=$(EVAL_FRESH)/content $(BIN)/faq eval eval/queries-fresh.tsv --compare
 
 eval-links: install
 	$(BIN)/faq eval-links ../shared/corpus/real
