@@ -65,6 +65,7 @@ MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
 CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
 MESSAGE_WEIGHT = 1.0  # an entry holding the pasted message's opening words as written
+MESSAGE_FIELDS = ("title", "body")  # where an entry quotes a message (the error field is normalised)
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
 apache common core error errors exceptions http https internal java javax json main util utils yaml
@@ -412,11 +413,11 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     filter_query = _filter(lang, document)
     known = set(terms)
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
-    if len(quoted := _phrase_words(phrase)) > 1:
-        hints.append(Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in fields]))
+    quoted = _phrase_words(phrase)
+    message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in MESSAGE_FIELDS]) if len(quoted) > 1 else None
     budget = Budget()
     scoring = TopK(searcher, budget.deadline)
-    if len(clauses) == 1 and not hints:
+    if len(clauses) == 1 and not hints and message is None:
         hits = budget.top(scoring, clauses[0], depth, filter_query)
         return Outcome(total=hits.total, matches=_matches(searcher, hits), terms=terms, partial=budget.exhausted)
     if len(clauses) > 1:
@@ -429,12 +430,31 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hits = budget.top(scoring, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
     weights = [_clause_weight(searcher, clause) for clause in clauses]
     held = _weight_held(scoring, clauses, weights, hits.docnums)
+    quoting = _candidate_scores(searcher, message, hits.docnums) if message is not None else {}
     whole = sum(weights) or 1.0
-    scored = sorted(((score * (held[docnum] / whole) ** COVERAGE_POWER, rank)
+    scored = sorted((((score + quoting.get(docnum, 0.0)) * (held[docnum] / whole) ** COVERAGE_POWER, rank)
                      for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
                     key=lambda pair: -pair[0])
     matches = [_match(searcher, hits.docnums[rank], score) for score, rank in scored[:depth]]
     return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
+
+
+def _candidate_scores(searcher: Searcher, query: Query, docnums: list[int]) -> dict[int, float]:
+    """`query`'s scores for the candidates only: a phrase's positions are read for them, not for every entry
+    holding its words (`is`, `not` are in most)."""
+    scores: dict[int, float] = {}
+    wanted = sorted(docnums)
+    for leaf, offset in searcher.leaf_searchers():
+        matcher = query.matcher(leaf)
+        for docnum in wanted:
+            local = docnum - offset
+            if local < 0 or not matcher.is_active():
+                continue
+            if matcher.id() < local:
+                matcher.skip_to(local)
+            if matcher.is_active() and matcher.id() == local:
+                scores[docnum] = matcher.score()
+    return scores
 
 
 def _matches(searcher: Searcher, top: Top) -> list[Match]:
