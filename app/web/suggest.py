@@ -2,17 +2,23 @@
 
 The titles of a generation are normalised (case, width, Traditional → Simplified) once and
 joined into one string; a keystroke is then a few regular-expression scans of that string,
-which run at C speed, instead of a Python loop over every title.
+which run at C speed, instead of a Python loop over every title. With many titles a scan
+for words that are each common but rarely together (`bloomz pip`) still reads them all, so
+each shelf also indexes its titles by word (and Chinese by character pair): a keystroke
+whose rarest word is in few titles tests the patterns on those titles only.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
@@ -20,7 +26,7 @@ from sqlmodel import Session
 from app.ingest.language import HAN
 from app.queries import Reader
 from app.querylog import QueryLog, normalise_query
-from app.search.analysis import normalise_text
+from app.search.analysis import HAN_RUN, normalise_text
 from app.web.api import NO_DATA
 from app.web.deps import SettingsDep, StoreDep
 
@@ -29,6 +35,12 @@ MAX_SUGGEST_LENGTH = 200
 LIMIT = 8
 PAST_SEARCH = "search"  # the description of a completion that is a past search rather than an entry
 WORD_CHAR = "[a-z0-9]"  # a Latin word starts after anything else: a space, _ - . /, a Chinese character
+LATIN_WORD = re.compile(WORD_CHAR + "+")
+HAN_CHARS = re.compile(HAN_RUN)
+# A keystroke whose words together are in more titles than this scans them all: the scan
+# then finds its few completions early, where testing each candidate would cost more.
+MAX_CANDIDATES = 4096
+MAX_POSTINGS = 65536  # a word in more titles narrows too little to be worth reading
 
 
 @dataclass(frozen=True)
@@ -47,16 +59,55 @@ class _Shelf:
     def __init__(self, titles: list[Title]) -> None:
         self.titles = sorted(titles, key=lambda t: (len(t.title), t.title, t.id))
         self.starts: list[int] = []
-        parts: list[str] = []
+        self.lines: list[str] = []
         offset = 0
-        for title in self.titles:
+        by_word: defaultdict[str, list[int]] = defaultdict(list)
+        by_pair: defaultdict[str, list[int]] = defaultdict(list)
+        for number, title in enumerate(self.titles):
+            line = normalise_text(" ".join(title.title.split()))
             self.starts.append(offset)
-            parts.append(normalise_text(" ".join(title.title.split())))
-            offset += len(parts[-1]) + 1
-        self.text = "\n".join(parts)
+            self.lines.append(line)
+            offset += len(line) + 1
+            for word in set(LATIN_WORD.findall(line)):
+                by_word[word].append(number)
+            for run in HAN_CHARS.findall(line):
+                for pair in {*run, *(run[i:i + 2] for i in range(len(run) - 1))}:  # characters and pairs
+                    by_pair[pair].append(number)
+        self.text = "\n".join(self.lines)
+        self.words = sorted(by_word)
+        self.word_titles = [np.array(by_word[w], dtype=np.int32) for w in self.words]
+        self.word_counts = np.concatenate(([0], np.cumsum([len(t) for t in self.word_titles]))).astype(np.int64)
+        self.pair_titles = {pair: np.array(numbers, dtype=np.int32) for pair, numbers in by_pair.items()}
 
-    def matching(self, pattern: re.Pattern[str], limit: int) -> list[Title]:
-        """The first `limit` titles (so the shortest) in which `pattern` matches."""
+    def candidates(self, words: list[str]) -> np.ndarray | None:
+        """The titles that can hold every word (in order), or None when even the rarest word is in too many."""
+        options: list[tuple[int, int, int, str]] = []  # (titles at most, lo, hi, pair) per word
+        for word in words:
+            if latin := LATIN_WORD.match(word):
+                lo = bisect_left(self.words, latin.group())
+                hi = bisect_left(self.words, latin.group() + "{")  # `{` sorts after every letter and digit
+                options.append((int(self.word_counts[hi] - self.word_counts[lo]), lo, hi, ""))
+            elif han := HAN_CHARS.match(word):
+                run = han.group()
+                pairs = [run[i:i + 2] for i in range(max(1, len(run) - 1))]
+                rarest = min(pairs, key=lambda pair: len(self.pair_titles.get(pair, ())))
+                options.append((len(self.pair_titles.get(rarest, ())), 0, 0, rarest))
+        if not options:
+            return None
+        found: np.ndarray | None = None
+        for size, lo, hi, pair in sorted(options):
+            if size > MAX_POSTINGS or (found is not None and len(found) <= LIMIT):
+                break
+            titles = self.pair_titles.get(pair, np.zeros(0, dtype=np.int32)) if pair else (
+                np.unique(np.concatenate(self.word_titles[lo:hi])) if hi > lo else np.zeros(0, dtype=np.int32))
+            found = titles if found is None else np.intersect1d(found, titles, assume_unique=True)
+        return found if found is not None and len(found) <= MAX_CANDIDATES else None
+
+    def matching(self, pattern: re.Pattern[str], limit: int, candidates: np.ndarray | None = None) -> list[Title]:
+        """The first `limit` titles (so the shortest) in which `pattern` matches, among `candidates` if given."""
+        if candidates is not None:
+            return [self.titles[n] for n in itertools.islice(
+                (int(n) for n in candidates if pattern.search(self.lines[n])), limit)]
         numbers: dict[int, None] = {}  # a dict keeps the order of first match
         for match in pattern.finditer(self.text):
             numbers[bisect_right(self.starts, match.start()) - 1] = None
@@ -84,9 +135,10 @@ class TitleIndex:
         first = "zh" if HAN.search(query) else "en"
         languages = sorted(self.shelves, key=lambda lang: lang != first)
         found: dict[str, Title] = {}  # by title text: two documents may ask the same question
+        candidates = {lang: shelf.candidates(words) for lang, shelf in self.shelves.items()}
         for pattern in _patterns(words):
             for lang in languages:
-                for title in self.shelves[lang].matching(pattern, limit + len(found)):
+                for title in self.shelves[lang].matching(pattern, limit + len(found), candidates[lang]):
                     found.setdefault(title.title, title)
             if len(found) >= limit:
                 break

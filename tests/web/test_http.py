@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 from fastapi.routing import APIRoute
@@ -250,6 +252,19 @@ def test_title_index_ranks_prefix_then_word_then_all_words_and_drops_duplicates(
     assert [t.id for t in chinese_first.complete("memory")] == ["e"]
     assert [t.id for t in index.complete("cache", limit=1)] == ["b"]
     assert index.complete("") == [] and index.complete("precache")[0].id == "e"
+
+
+def test_title_index_narrows_by_word_to_the_completions_a_full_scan_finds() -> None:
+    words = ["pipeline parallel", "parallel zero", "zero-3 offload", "显存不足", "训练时报错", "torch.compile"]
+    titles = [Title(f"{n}", "zh" if "显" in w or "训" in w else "en", f"{product} {w} {n % 7}", "d")
+              for n, (product, w) in enumerate(itertools.product(["bloomz", "llama", "peft"], words * 5))]
+    index = TitleIndex(titles)
+    narrowed_bloomz = index.shelves["en"].candidates(["bloomz", "pa"])
+    assert narrowed_bloomz is not None and len(narrowed_bloomz) == 10  # bloomz with parallel, not with zero-3
+    for typed in ("bloomz pa", "llama zero-3 off", "peft torch.", "训练", "显", "bloomz 训练时", "pe", "3", "xyz q", "(("):
+        narrowed = [t.id for t in index.complete(typed)]
+        with patch("app.web.suggest.MAX_CANDIDATES", -1):  # every keystroke scans every title
+            assert narrowed == [t.id for t in index.complete(typed)], typed
 
 
 # ------------------------------------------------------------------ OpenSearch, sitemap, robots, favicon
