@@ -41,6 +41,7 @@ from app.search.query import (
     search_index,
     search_raw,
 )
+from app.search.spelling import Vocabulary
 
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
@@ -202,7 +203,8 @@ class Reader:
             if raw:
                 outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
             else:
-                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.thesaurus(), document)
+                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.thesaurus(), document,
+                                       self.vocabulary())
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)
@@ -275,6 +277,10 @@ class Reader:
             return {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
 
         return self.snapshot.kept("document_labels", None, 1, read)
+
+    def vocabulary(self) -> Vocabulary:
+        """The generation's words, for spelling corrections (read once per generation)."""
+        return self.snapshot.kept("vocabulary", None, 1, lambda: Vocabulary.load(self.snapshot.generation.index_dir))
 
     def thesaurus(self) -> Thesaurus:
         """The editor's glossary over the lexicons stored with this generation (built once per generation)."""

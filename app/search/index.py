@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from whoosh import index as whoosh_index
-from whoosh.analysis import LowercaseFilter, RegexTokenizer
 from whoosh.fields import ID, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
 
 from app.search.analysis import bilingual_analyzer
 from app.search.errors import error_field_text
+from app.search.spelling import Vocabulary, count_words
 
 FIELD_BOOSTS = {"title": 4.0, "errors": 2.0, "code": 1.5, "body": 1.0}
 # Which analysis wrote an index's terms: a query analysed otherwise misses words (Porter's
 # `runn` is not Snowball's `run`). Change it whenever the terms of the same text change.
-ANALYSIS_VERSION = "2 snowball"
+ANALYSIS_VERSION = "3 snowball, vocabulary file"
 ANALYSIS_FILE = "ANALYSIS"
 CODE_BLOCK = re.compile(r"^( {0,3})(```|~~~)[^\n]*\n(.*?)^\1\2", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -49,8 +50,6 @@ def build_schema() -> Schema:
         body=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["body"]),
         errors=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["errors"]),
         code=TEXT(analyzer=analyzer, field_boost=FIELD_BOOSTS["code"]),
-        # Unstemmed words, only for spelling suggestions ("did you mean").
-        vocabulary=TEXT(analyzer=RegexTokenizer(r"[A-Za-z][A-Za-z_\-]{2,}") | LowercaseFilter(), phrase=False),
     )
 
 
@@ -62,11 +61,13 @@ def code_text(markdown: str) -> str:
 
 
 def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
-    """Create a fresh index in `directory` (which must not exist yet); return the entry count."""
+    """Create a fresh index in `directory` (which must not exist yet), with its spelling vocabulary;
+    return the entry count."""
     directory.mkdir(parents=True)
     ix = whoosh_index.create_in(str(directory), build_schema())
     writer = ix.writer(limitmb=128)
     count = 0
+    words: Counter[str] = Counter()
     try:
         for entry in entries:
             writer.add_document(
@@ -74,14 +75,15 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
                 title=entry.title, body=f"{entry.section}\n{entry.body_text}",
                 errors=error_field_text(entry.title, entry.body_markdown),
                 code=code_text(entry.body_markdown),
-                vocabulary=f"{entry.title}\n{entry.section}\n{entry.body_text}",
             )
+            words.update(count_words((entry.title, entry.section, entry.body_text)))
             count += 1
     except BaseException:
         writer.cancel()
         raise
     writer.commit(optimize=True)
     ix.close()
+    Vocabulary(words).save(directory)
     (directory / ANALYSIS_FILE).write_text(ANALYSIS_VERSION, encoding="utf-8")
     return count
 

@@ -17,6 +17,7 @@ from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
 from app.search.errors import error_phrase, error_signature, looks_like_error
+from app.search.spelling import Vocabulary
 from app.search.topk import Top, TopK
 
 Glossary = Sequence[Sequence[str]]
@@ -141,24 +142,22 @@ def _term_query(term: str, fields: Fields, weight: float = 1.0) -> Query:
     return Or([Term(field, term, boost=weight) for field in fields])
 
 
-def suggest(searcher: Searcher, text: str) -> str | None:
-    """The query with unknown English words replaced by the closest indexed words, if any."""
-    corrector = searcher.corrector("vocabulary")
-    reader = searcher.reader()
+def suggest(vocabulary: Vocabulary, text: str) -> str | None:
+    """The query with unknown English words replaced by the closest words of the portal, if any."""
     changed = False
 
     def fix(match: re.Match[str]) -> str:
         nonlocal changed
         word = match.group(0)
-        if len(word) < 4 or reader.doc_frequency("vocabulary", word.lower()):
+        if len(word) < 4 or word.lower() in vocabulary:
             return word
         # Typists rarely miss a word's first letter; fixing it cuts the candidates walked 7×
         # (35 → 5 ms a word on the seeds' vocabulary, same corrections on our typo queries).
-        options = corrector.suggest(word.lower(), limit=1, maxdist=2, prefix=SUGGEST_PREFIX)
-        if not options:
+        closest = vocabulary.closest(word.lower(), maxdist=2, prefix=SUGGEST_PREFIX)
+        if closest is None:
             return word
         changed = True
-        return str(options[0])
+        return closest
 
     corrected = WORD.sub(fix, text)
     return corrected if changed else None
@@ -195,7 +194,8 @@ def search_raw(searcher: Searcher, text: str, lang: str | None, depth: int, docu
 
 
 def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
-                 thesaurus: Thesaurus | None = None, document: str | None = None) -> Outcome:
+                 thesaurus: Thesaurus | None = None, document: str | None = None,
+                 vocabulary: Vocabulary | None = None) -> Outcome:
     """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
@@ -213,7 +213,7 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
         fields = ERROR_FIELDS
     thesaurus = thesaurus or Thesaurus()
     outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context, phrase)
-    suggestion = suggest(searcher, text) if outcome.total < SUGGEST_BELOW else None
+    suggestion = suggest(vocabulary, text) if vocabulary is not None and outcome.total < SUGGEST_BELOW else None
     if suggestion:
         corrected = _run(searcher, suggestion, lang, depth, thesaurus, document, fields)
         if corrected.total > outcome.total:

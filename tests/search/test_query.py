@@ -8,6 +8,7 @@ from app.config import Settings
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.search.query import make_snippet
+from app.search.spelling import Vocabulary, count_words
 from app.web.inprocess import InProcessClient
 from measure.evaluation import evaluate, portal_ranker, read_queries
 from tests.conftest import REPO, require, settings_for
@@ -152,3 +153,13 @@ def test_titles_mark_the_query_words_and_stay_escaped() -> None:
     marked = mark_terms("Why does <b>CUDA</b> run out?", ["cuda"])
     assert marked == "Why does &lt;b&gt;<mark>CUDA</mark>&lt;/b&gt; run out?"
     assert mark_terms("显存不足怎么办", ["显存", "存不", "不足"]) == "<mark>显存不足</mark>怎么办"
+
+
+def test_spelling_prefers_the_nearest_word_then_the_most_frequent(tmp_path: Path) -> None:
+    vocabulary = Vocabulary(count_words(["result " * 5 + "results", "gradient gradients gradients"]))
+    assert vocabulary.closest("rrsults", maxdist=2, prefix=1) == "results"  # one edit, though rarer
+    assert vocabulary.closest("gradienx", maxdist=2, prefix=1) == "gradient"
+    assert vocabulary.closest("xradient", maxdist=2, prefix=1) is None  # the first letter stays
+    vocabulary.save(tmp_path)
+    assert Vocabulary.load(tmp_path).counts == vocabulary.counts
+    assert Vocabulary.load(tmp_path / "older-index").closest("rrsults", 2, 1) is None  # no list: no correction

@@ -261,7 +261,8 @@ def test_title_index_narrows_by_word_to_the_completions_a_full_scan_finds() -> N
     index = TitleIndex(titles)
     narrowed_bloomz = index.shelves["en"].candidates(["bloomz", "pa"])
     assert narrowed_bloomz is not None and len(narrowed_bloomz) == 10  # bloomz with parallel, not with zero-3
-    for typed in ("bloomz pa", "llama zero-3 off", "peft torch.", "训练", "显", "bloomz 训练时", "pe", "3", "xyz q", "(("):
+    for typed in ("bloomz pa", "llama zero-3 off", "peft torch.", "训练", "显", "bloomz 训练时", "pe", "3", "xyz q",
+                  "(("):
         narrowed = [t.id for t in index.complete(typed)]
         with patch("app.web.suggest.MAX_CANDIDATES", -1):  # every keystroke scans every title
             assert narrowed == [t.id for t in index.complete(typed)], typed

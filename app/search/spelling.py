@@ -1,0 +1,79 @@
+"""Spelling corrections from the portal's own words: a sorted word list with counts, beside the index.
+
+The index once held these words as a field of every entry, a quarter of all it wrote at
+ingest for a list that a few hundred thousand distinct words make. Corrections are found
+the way Whoosh finds them in a field, a Levenshtein automaton walked over the sorted words;
+the nearest words win, and of those the most frequent.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from whoosh.automata.fsa import find_all_matches
+from whoosh.automata.lev import levenshtein_automaton
+
+VOCABULARY_FILE = "VOCABULARY"
+WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")  # words a reader may misspell (unstemmed, as written)
+
+
+def count_words(texts: Iterable[str]) -> Counter[str]:
+    """How often each correctable word occurs in `texts`, lower-cased."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(word.lower() for word in WORD.findall(text))
+    return counts
+
+
+class Vocabulary:
+    """The words of one generation and how often each occurs."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.words = sorted(counts)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.counts
+
+    def save(self, directory: Path) -> None:
+        """Write the words, sorted, one `word<TAB>count` per line."""
+        lines = "".join(f"{word}\t{self.counts[word]}\n" for word in self.words)
+        (directory / VOCABULARY_FILE).write_text(lines, encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: Path) -> Vocabulary:
+        """The words saved in `directory`; none when an older index has no list (then nothing is corrected)."""
+        try:
+            text = (directory / VOCABULARY_FILE).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return cls({})
+        counts = {}
+        for line in text.splitlines():
+            word, _, count = line.partition("\t")
+            counts[word] = int(count)
+        return cls(counts)
+
+    def closest(self, word: str, maxdist: int, prefix: int) -> str | None:
+        """The nearest word within `maxdist` edits of `word` that keeps its first `prefix` letters
+        (of the nearest, the most frequent): `rrsults` → results, not the commoner `result`."""
+        for distance in range(1, maxdist + 1) if self.words else ():
+            dfa = levenshtein_automaton(word, distance, prefix).to_dfa()
+            found: list[str] = list(find_all_matches(dfa, _Skipper(self.words)))
+            if found:
+                return min(found, key=lambda match: (-self.counts[match], match))
+        return None
+
+
+class _Skipper:
+    """The next word at or after a string, for the automaton's walk (Whoosh's ListCorrector does the same)."""
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = words
+
+    def __call__(self, start: str) -> str | None:
+        at = bisect_left(self.words, start)
+        return self.words[at] if at < len(self.words) else None
