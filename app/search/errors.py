@@ -14,11 +14,12 @@ import re
 ERROR_LINE = re.compile(
     r"(?:^|[\s:：，,（(])((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)E?\b:?.*)$"
 )  # (`E?`: C++'s mangled names, `N6apache6thrift9transport19TTransportExceptionE: Timed Out`)
+# A Java or Python stack frame: it names where code ran, never what failed.
+STACK_FRAME = re.compile(r"at [\w$.<>/]+\([\w$. ]*(?::\d+)?\)|File \".*\", line \d+")
 # Python tracebacks, Java stack frames and causes, Go goroutine dumps.
 TRACEBACK_MARKERS = re.compile(
-    r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+|^\s*at [\w$.<>]+\([\w$.]*(?::\d+)?\)"
-    r"|^\s*Caused by: |^goroutine \d+ \[", re.MULTILINE)
-STACK_FRAME = re.compile(r"at [\w$.<>/]+\([\w$. ]*(?::\d+)?\)|File \".*\", line \d+")
+    r"Traceback \(most recent call last\)|^\s*(?:" + STACK_FRAME.pattern + r")|^\s*Caused by: |^goroutine \d+ \[",
+    re.MULTILINE)
 # The message of a log line, after its level, and of tools that name no exception type:
 # Go panics, compilers, linkers and loaders, the shell. (No leading `.*`: lines are long.)
 LOG_LEVEL = re.compile(
@@ -65,7 +66,7 @@ def error_lines(text: str) -> list[str]:
     warnings: list[str] = []
     for raw in text.splitlines():
         line = BOILERPLATE.sub("", raw).strip()
-        if STACK_FRAME.match(line):  # `at com.mysql.SQLError.createSQLException(SQLError.java:110)` names no failure
+        if STACK_FRAME.match(line):  # `at com.mysql.SQLError.createSQLException(SQLError.java:110)`
             continue
         if messages := JSON_MESSAGE.findall(line):
             lines.extend(message.strip() for message in messages)
