@@ -16,10 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.lang.porter import stem
-
 from app.ingest.language import HAN
-from app.search.analysis import STOP_WORDS, normalise_text
+from app.search.analysis import STOP_WORDS, normalise_text, stem
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 CODE_SPAN = re.compile(r"`([^`\n]+)`")

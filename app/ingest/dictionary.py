@@ -16,9 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from functools import lru_cache
 
-from whoosh.lang.porter import stem
-
-from app.search.analysis import STOP_WORDS
+from app.search.analysis import STOP_WORDS, stem
 
 LINE = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
 HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,6}")

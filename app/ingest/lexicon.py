@@ -14,9 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import jieba
-from whoosh.lang.porter import stem
 
-from app.search.analysis import STOP_WORDS, to_simplified
+from app.search.analysis import STOP_WORDS, stem, to_simplified
 
 ENGLISH_WORD = re.compile(r"(?<![\w.\-/])[a-z]{3,}(?![\w\-/])")
 CHINESE_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
