@@ -179,3 +179,12 @@ def test_numbering_labels_are_stripped_before_anchors_are_taken() -> None:
     labelled = ("Q13: How do I pin it?", "**问题3：** 如何安装？", "**Q1**: Why?", "12. 如何")
     assert [strip_numbering(q) for q in labelled] == ["How do I pin it?", "如何安装？", "Why?", "如何"]
     assert strip_numbering("Quick start?") == "Quick start?"
+
+
+def test_a_question_wrapped_in_quotes_is_shown_without_them() -> None:
+    from app.ingest.segment.decide import display_title
+
+    assert display_title('"How to scale out or scale in?"') == "How to scale out or scale in?"
+    assert display_title("“为什么端口显示红色？”") == "为什么端口显示红色？"
+    assert display_title('"a" or "b"?') == '"a" or "b"?'  # quotes inside: they are the question's own
+    assert display_title('Why does "x" fail?') == 'Why does "x" fail?'

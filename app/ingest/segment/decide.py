@@ -350,6 +350,15 @@ def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> Par
                        answer_markdown=unit.answer, line=unit.line + 1, kind=kind, rule=rule)
 
 
+WRAPPING_QUOTES = {'"': '"', "“": "”", "「": "」", "『": "』"}
+
+
 def display_title(text: str) -> str:
-    """A question's plain text as readers see it: no numbering, no Q: prefix, one line."""
-    return strip_numbering(" ".join(text.split())).rstrip(" :：")
+    """A question's plain text as readers see it: no numbering, no Q: prefix, one line, not wrapped in quotes
+    (NebulaGraph's FAQ writes `### "How to scale out or scale in?"`)."""
+    title = strip_numbering(" ".join(text.split())).rstrip(" :：")
+    opening, closing = title[:1], WRAPPING_QUOTES.get(title[:1])
+    if closing and len(title) > 2 and title.endswith(closing) and opening not in title[1:-1] \
+            and closing not in title[1:-1]:
+        return title[1:-1].strip()
+    return title
