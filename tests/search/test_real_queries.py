@@ -35,14 +35,15 @@ def test_real_queries_stay_at_their_level_and_ahead_of_the_baseline(corpora: Set
     assert len(queries) >= 150
     portal = evaluate(corpora, queries)
     baseline = evaluate_baseline(corpora, queries)
-    # Last measured: 140/173, MRR 0.743 (113/173, 0.600 three rounds before; the FTS5 trigram
-    # baseline 95/173, 0.513).
+    # Last measured: 140/173, MRR 0.759 (0.743 a round before, 113/173 and 0.600 four rounds
+    # before; the FTS5 trigram baseline 95/173, 0.513).
     assert portal.success >= 0.80, [(q.id, rank) for q, rank in portal.failures]
-    assert portal.mrr >= 0.73
+    assert portal.mrr >= 0.75
     ours, theirs = breakdown(queries, portal), breakdown(queries, baseline)
-    for group in ("all", "lang en", "lang zh", "lang mixed", "kind title", "kind body", "kind other-language"):
+    for group in ("all", "lang en", "lang zh", "lang mixed", "kind title", "kind body", "kind error",
+                  "kind other-language"):
         assert ours[group].passed >= theirs[group].passed and ours[group].mrr >= theirs[group].mrr, group
-    for group in ("kind log", "kind traceback"):  # level on MRR (0.65 / 0.69 each): hold the count
+    for group in ("kind log", "kind traceback"):  # behind or level on MRR (0.62 / 0.69 each): hold the count
         assert ours[group].passed >= theirs[group].passed, group
     assert ours["lang zh"].success >= 0.7  # the trigram baseline finds a quarter of these
     assert ours["kind other-language"].passed >= 12  # 9 before the mined lexicon
