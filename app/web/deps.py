@@ -13,14 +13,18 @@ from app.db import DataStore
 from app.queries import Reader
 
 
-def get_store(request: Request) -> DataStore:
-    """The app's data store (one per process)."""
+async def get_store(request: Request) -> DataStore:
+    """The app's data store (one per process).
+
+    `async` because it only reads the app's state: FastAPI runs a plain function dependency
+    in the thread pool, a hop per request for nothing.
+    """
     store: DataStore = request.app.state.store
     return store
 
 
-def get_settings_dep(request: Request) -> Settings:
-    """The settings the app was built with."""
+async def get_settings_dep(request: Request) -> Settings:
+    """The settings the app was built with (`async`: no work, so no hop to the thread pool)."""
     settings: Settings = request.app.state.settings
     return settings
 
