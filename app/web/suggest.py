@@ -54,7 +54,8 @@ class Title:
 
 
 class _Shelf:
-    """The titles of one language, shortest first, normalised into one newline-separated string."""
+    """The titles of one language, shortest first, normalised into one newline-separated string,
+    and which titles hold each Latin word and each Chinese character and character pair."""
 
     def __init__(self, titles: list[Title]) -> None:
         self.titles = sorted(titles, key=lambda t: (len(t.title), t.title, t.id))
@@ -80,7 +81,8 @@ class _Shelf:
         self.pair_titles = {pair: np.array(numbers, dtype=np.int32) for pair, numbers in by_pair.items()}
 
     def candidates(self, words: list[str]) -> np.ndarray | None:
-        """The titles that can hold every word (in order), or None when even the rarest word is in too many."""
+        """The titles that can hold every one of `words` (a superset of those that do), or None when
+        these are too many to test one by one."""
         options: list[tuple[int, int, int, str]] = []  # (titles at most, lo, hi, pair) per word
         for word in words:
             if latin := LATIN_WORD.match(word):
