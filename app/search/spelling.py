@@ -46,15 +46,17 @@ class Vocabulary:
 
     @classmethod
     def load(cls, directory: Path) -> Vocabulary:
-        """The words saved in `directory`; none when an older index has no list (then nothing is corrected)."""
+        """The words saved in `directory`; none when an older index has no list or it cannot be read
+        (then nothing is corrected, and searches go on), and without the lines that are damaged."""
         try:
             text = (directory / VOCABULARY_FILE).read_text(encoding="utf-8")
-        except FileNotFoundError:
+        except (OSError, UnicodeDecodeError):
             return cls({})
         counts = {}
         for line in text.splitlines():
             word, _, count = line.partition("\t")
-            counts[word] = int(count)
+            if word and count.isdigit():
+                counts[word] = int(count)
         return cls(counts)
 
     def closest(self, word: str, maxdist: int, prefix: int) -> str | None:

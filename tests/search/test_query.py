@@ -164,3 +164,7 @@ def test_spelling_prefers_the_nearest_word_then_the_most_frequent(tmp_path: Path
     vocabulary.save(tmp_path)
     assert Vocabulary.load(tmp_path).counts == vocabulary.counts
     assert Vocabulary.load(tmp_path / "older-index").closest("rrsults", 2, 1) is None  # no list: no correction
+    (tmp_path / "VOCABULARY").write_bytes(b"results\t1\nbroken line\ngradient\tx\n\xff\xfe")
+    assert Vocabulary.load(tmp_path).counts == {}  # not UTF-8: no corrections, and no error
+    (tmp_path / "VOCABULARY").write_text("results\t1\nbroken line\ngradient\tx\n", encoding="utf-8")
+    assert Vocabulary.load(tmp_path).counts == {"results": 1}  # damaged lines left out
