@@ -57,6 +57,14 @@ def looks_like_error(text: str) -> bool:
     return bool(TRACEBACK_MARKERS.search(text)) or bool(error_lines(text))
 
 
+def read_pasted(text: str) -> tuple[str, str] | None:
+    """A pasted error's signature and phrase (see below), its lines read once; None when `text` is no error."""
+    lines = error_lines(text)
+    if not lines and not TRACEBACK_MARKERS.search(text):
+        return None
+    return _signature(lines), _phrase(lines)
+
+
 def error_lines(text: str) -> list[str]:
     """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message.
 
@@ -97,7 +105,10 @@ def normalise_error(line: str) -> str:
 
 def error_signature(text: str) -> str:
     """What to search for when `text` is a pasted error: the last error line(s), normalised."""
-    lines = error_lines(text)
+    return _signature(error_lines(text))
+
+
+def _signature(lines: list[str]) -> str:
     if not lines:
         return ""
     # The last error is the one raised; a chained 'During handling…' error is kept too.
@@ -110,7 +121,10 @@ def error_phrase(text: str) -> str:
 
     FAQ entries quote messages; the type before them is often left out (or generic).
     """
-    lines = error_lines(text)
+    return _phrase(error_lines(text))
+
+
+def _phrase(lines: list[str]) -> str:
     if not lines:
         return ""
     line = innermost_error(lines[-1])

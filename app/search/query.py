@@ -16,7 +16,7 @@ from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
 from app.search.analysis import HAN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
-from app.search.errors import error_phrase, error_signature, looks_like_error
+from app.search.errors import read_pasted
 from app.search.spelling import Vocabulary
 from app.search.topk import Top, TopK
 
@@ -65,8 +65,7 @@ COMPOUND = re.compile(r"[a-z]{7,}")  # an unknown word this long may be two glue
 MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
 CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
-MESSAGE_WEIGHT = 1.0  # an entry holding the pasted message's opening words as written
-MESSAGE_FIELDS = ("title", "body")  # where an entry quotes a message (the error field is normalised)
+MESSAGE_WEIGHT = 1.0  # an entry holding the pasted message's opening words as written (title or answer)
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
 apache common core error errors exceptions http https internal java javax json main util utils yaml
@@ -204,12 +203,12 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
     context = phrase = ""
-    if looks_like_error(text):
-        signature = error_signature(text)
+    if pasted := read_pasted(text):
+        signature, message = pasted
         if signature:
             # The signature decides; the rest (`from etcd`, the frames' module names) helps a little,
             # and an entry quoting the message as written (`Type is required`) more.
-            context, text, phrase = text, signature, error_phrase(text)
+            context, text, phrase = text, signature, message
         fields = ERROR_FIELDS
     thesaurus = thesaurus or Thesaurus()
     outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context, phrase)
@@ -414,7 +413,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     known = set(terms)
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
     quoted = _phrase_words(phrase)
-    message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in MESSAGE_FIELDS]) if len(quoted) > 1 else None
+    message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in SEARCH_FIELDS]) if len(quoted) > 1 else None
     budget = Budget()
     scoring = TopK(searcher, budget.deadline)
     if len(clauses) == 1 and not hints and message is None:

@@ -71,7 +71,11 @@ class Vocabulary:
 
 
 class _Skipper:
-    """The next word at or after a string, for the automaton's walk (Whoosh's ListCorrector does the same)."""
+    """The first word at or after a string, for the automaton's walk.
+
+    Whoosh's `ListCorrector.Skipper` steps past the word it was last at before looking, and so
+    let `gradienx` reach `gradients` at one edit.
+    """
 
     def __init__(self, words: list[str]) -> None:
         self.words = words

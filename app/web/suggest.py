@@ -60,21 +60,22 @@ class _Shelf:
     def __init__(self, titles: list[Title]) -> None:
         self.titles = sorted(titles, key=lambda t: (len(t.title), t.title, t.id))
         self.starts: list[int] = []
-        self.lines: list[str] = []
+        lines: list[str] = []
         offset = 0
         by_word: defaultdict[str, list[int]] = defaultdict(list)
         by_pair: defaultdict[str, list[int]] = defaultdict(list)
         for number, title in enumerate(self.titles):
             line = normalise_text(" ".join(title.title.split()))
             self.starts.append(offset)
-            self.lines.append(line)
+            lines.append(line)
             offset += len(line) + 1
             for word in set(LATIN_WORD.findall(line)):
                 by_word[word].append(number)
             for run in HAN_CHARS.findall(line):
                 for pair in {*run, *(run[i:i + 2] for i in range(len(run) - 1))}:  # characters and pairs
                     by_pair[pair].append(number)
-        self.text = "\n".join(self.lines)
+        self.text = "\n".join(lines)
+        self.starts.append(offset)  # where a title after the last would start: each title ends one before the next
         self.words = sorted(by_word)
         self.word_titles = [np.array(by_word[w], dtype=np.int32) for w in self.words]
         self.word_counts = np.concatenate(([0], np.cumsum([len(t) for t in self.word_titles]))).astype(np.int64)
@@ -108,8 +109,8 @@ class _Shelf:
     def matching(self, pattern: re.Pattern[str], limit: int, candidates: np.ndarray | None = None) -> list[Title]:
         """The first `limit` titles (so the shortest) in which `pattern` matches, among `candidates` if given."""
         if candidates is not None:
-            return [self.titles[n] for n in itertools.islice(
-                (int(n) for n in candidates if pattern.search(self.lines[n])), limit)]
+            held = (int(n) for n in candidates if pattern.search(self.text, self.starts[n], self.starts[n + 1] - 1))
+            return [self.titles[n] for n in itertools.islice(held, limit)]
         numbers: dict[int, None] = {}  # a dict keeps the order of first match
         for match in pattern.finditer(self.text):
             numbers[bisect_right(self.starts, match.start()) - 1] = None

@@ -60,14 +60,21 @@ def test_code_text_collects_fenced_blocks_and_inline_spans() -> None:
     assert code_text(markdown).split() == ["export", "CUDA_HOME=/usr/local/cuda", "ds_report"]
 
 
-def _failures(tmp_path: Path, faq: str, query: str, fingerprint: str) -> list[object]:
-    """Ingest one FAQ of some size (a word in every entry is no clue) and run one query against it."""
+def _ingested(tmp_path: Path, files: dict[str, str]) -> Settings:
+    """Settings over `files` (path under content/ → markdown), ingested."""
     content = tmp_path / "content"
-    content.mkdir()
-    filler = "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(40))
-    (content / "faq.md").write_text("# FAQ\n\n" + faq + filler, encoding="utf-8")
+    for name, markdown in files.items():
+        (content / name).parent.mkdir(parents=True, exist_ok=True)
+        (content / name).write_text(markdown, encoding="utf-8")
     settings = settings_for(tmp_path, content)
     run_ingest(settings, progress=False)
+    return settings
+
+
+def _failures(tmp_path: Path, faq: str, query: str, fingerprint: str) -> list[object]:
+    """Ingest one FAQ of some size (a word in every entry is no clue) and run one query against it."""
+    filler = "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(40))
+    settings = _ingested(tmp_path, {"faq.md": "# FAQ\n\n" + faq + filler})
     queries = tmp_path / "queries.tsv"
     queries.write_text(f"q1\t1\t{query}\t{fingerprint}\n", encoding="utf-8")
     return list(evaluate(settings, read_queries(queries)).failures)
@@ -102,14 +109,9 @@ def test_a_pasted_java_cause_finds_the_entry_that_names_its_exception_in_words(t
 
 
 def test_a_query_naming_a_folder_prefers_that_folders_entries(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    for project in ("alphadb", "betadb"):
-        (content / project).mkdir(parents=True)
-        (content / project / "faq.md").write_text(
-            "# FAQ\n\n## Why does the import time out?\n\nRaise the timeout.\n\n"
-            + "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(10)), encoding="utf-8")
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
+    faq = ("# FAQ\n\n## Why does the import time out?\n\nRaise the timeout.\n\n"
+           + "".join(f"## Why does step {i} fail?\n\nRetry step {i}.\n\n" for i in range(10)))
+    settings = _ingested(tmp_path, {f"{project}/faq.md": faq for project in ("alphadb", "betadb")})
     with InProcessClient(create_app(settings)) as client:
         for project in ("alphadb", "betadb"):
             hits = client.get("/api/v1/search", params={"q": f"{project} import time out"}).json()["results"]
@@ -117,15 +119,11 @@ def test_a_query_naming_a_folder_prefers_that_folders_entries(tmp_path: Path) ->
 
 
 def test_a_word_common_in_answers_weighs_little_though_titles_rarely_say_it(tmp_path: Path) -> None:
-    content = tmp_path / "content"
-    content.mkdir()
     # `remote` and `API` are in every answer but one title: as title words they would outweigh "error".
     faq = ("# FAQ\n\n## How do I call the remote API?\n\nSee the reference.\n\n"
            "## Why is there a connection error?\n\nThe server is down.\n\n"
            + "".join(f"## Why does step {i} fail?\n\nThe remote API returns {i}.\n\n" for i in range(30)))
-    (content / "faq.md").write_text(faq, encoding="utf-8")
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
+    settings = _ingested(tmp_path, {"faq.md": faq})
     with portal_ranker(settings) as rank:
         assert rank("Error when calling remote API: Connection error")[0].startswith("why-is-there-a-connection")
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
-from measure.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
+from measure.evaluation import EvalQuery, EvalResult, breakdown, evaluate, evaluate_baseline, read_queries
 from tests.conftest import REPO, require, settings_for
 
 QUERIES = REPO / "eval" / "queries-real.tsv"
@@ -30,11 +31,15 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
+def _compared(settings: Settings, path: Path) -> tuple[list[EvalQuery], EvalResult, EvalResult]:
+    """A query file's queries, the portal's figures on them and the baseline's."""
+    queries = read_queries(path)
+    return queries, evaluate(settings, queries), evaluate_baseline(settings, queries)
+
+
 def test_real_queries_stay_at_their_level_and_ahead_of_the_baseline(corpora: Settings) -> None:
-    queries = read_queries(QUERIES)
+    queries, portal, baseline = _compared(corpora, QUERIES)
     assert len(queries) >= 150
-    portal = evaluate(corpora, queries)
-    baseline = evaluate_baseline(corpora, queries)
     # Last measured: 140/173, MRR 0.759 (0.743 a round before, 113/173 and 0.600 four rounds
     # before; the FTS5 trigram baseline 95/173, 0.513).
     assert portal.success >= 0.80, [(q.id, rank) for q, rank in portal.failures]
@@ -60,10 +65,8 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 def test_fresh_queries_stay_at_their_level_and_ahead_of_the_baseline(fresh: Settings) -> None:
-    queries = read_queries(REPO / "eval" / "queries-fresh.tsv")
+    queries, portal, baseline = _compared(fresh, REPO / "eval" / "queries-fresh.tsv")
     assert len(queries) >= 100
-    portal = evaluate(fresh, queries)
-    baseline = evaluate_baseline(fresh, queries)
     # Last measured: 93/112, MRR 0.766 (89/112, 0.750 before session 7's changes; the baseline 70/112, 0.578).
     assert portal.success >= 0.80, [(q.id, rank) for q, rank in portal.failures]
     assert portal.mrr >= 0.75
