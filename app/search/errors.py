@@ -22,10 +22,15 @@ TRACEBACK_MARKERS = re.compile(
     re.MULTILINE)
 # The message of a log line, after its level, and of tools that name no exception type:
 # Go panics, compilers, linkers and loaders, the shell. (No leading `.*`: lines are long.)
-LOG_LEVEL = re.compile(
-    r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)\])\s*[:\-]?\s+(\S.*)$")
+LOG_LEVEL = re.compile(r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)"
+                       r"(?:\s*\(-?\d+\))?\])\s*[:\-]?\s+(\S.*)$")  # (`[ERROR (-8)]: Wrong vertex id type`)
 # A warning names the failure when a log holds nothing worse (`[warn] … _request_uri(): … timeout`).
 WARN_LEVEL = re.compile(r"(?:(?:^|\s)(?:WARN|WARNING)\b|\[(?:warn|WARN|warning|WARNING)\])\s*[:\-]?\s+(\S.*)$")
+# An informational line says what happened when a log holds nothing worse, if it is a log line (timestamped):
+# `2020-09-08 18:46:14.920 INFO … DefaultGlobalTransaction … commit status: Committed`. A question that
+# mentions "INFO" has no timestamp.
+INFO_LEVEL = re.compile(r"(?:(?:^|\s)(?:INFO|DEBUG|NOTICE)\b|\[(?:info|notice|INFO|NOTICE)\])\s*[:\-]?\s+(\S.*)$")
+TIMESTAMP = re.compile(r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d|\b\d\d:\d\d:\d\d[.,]\d+")
 TOOL_PREFIX = re.compile(r"(?:^|\s)((?:panic|fatal error|error|Error|ERROR)\s*:\s*\S.*)$")
 TOOL_PHRASE = re.compile(r"\b(?:command not found|undefined reference to|error while loading shared libraries"
                          r"|cannot open shared object file|cannot find -l\w+|No such file or directory)\b")
@@ -39,6 +44,7 @@ MASKS = (
     re.compile(r"\([^()]*\)"),  # parentheticals: (GPU 3; 23.65 GiB total capacity)
     re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\-@]+){2,}[\\/]?"),  # paths
     re.compile(r"\b0x[0-9a-fA-F]+\b"),  # addresses
+    re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"),  # hex ids: trace, span, commit, request
     re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|ms|s|%)\b"),  # sizes and durations
     re.compile(r"\bline \d+\b"),
     re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.])"),  # other numbers, not those inside names (libnccl.so.2)
@@ -68,10 +74,11 @@ def read_pasted(text: str) -> tuple[str, str] | None:
 def error_lines(text: str) -> list[str]:
     """The error lines of a text, in order: `XxxError: message`, else a log's or tool's message.
 
-    A log's warnings count only when it holds no error.
+    A log's warnings count only when it holds no error, its informational lines only when it holds neither.
     """
     lines: list[str] = []
     warnings: list[str] = []
+    notes: list[str] = []
     for raw in text.splitlines():
         line = BOILERPLATE.sub("", raw).strip()
         if STACK_FRAME.match(line):  # `at com.mysql.SQLError.createSQLException(SQLError.java:110)`
@@ -84,7 +91,9 @@ def error_lines(text: str) -> list[str]:
             lines.append(line)
         elif match := WARN_LEVEL.search(line):
             warnings.append(match.group(1).strip())
-    return lines or warnings
+        elif TIMESTAMP.search(line) and (match := INFO_LEVEL.search(line)):
+            notes.append(match.group(1).strip())
+    return lines or warnings or notes
 
 
 def innermost_error(line: str) -> str:

@@ -66,6 +66,10 @@ MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
 CONTEXT_WEIGHT = 0.3  # the words of a pasted error outside its signature
 MESSAGE_WEIGHT = 1.0  # an entry holding the pasted message's opening words as written (title or answer)
+MIN_NAMING_WORDS = 3  # an opening this long, held by at most NAMING_MAX_ENTRIES entries, names the error
+NAMING_MAX_ENTRIES = 3  # (an entry and its translation, or a few): `No module named` is in dozens
+PAIR_WEIGHT = 1.0  # each pair of adjacent words of a pasted error's signature an entry holds as written
+MAX_PAIRS = 16
 # Segments that say where code lives, not what failed.
 NAMESPACE_WORDS = frozenset("""
 apache common core error errors exceptions http https internal java javax json main util utils yaml
@@ -430,12 +434,33 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     weights = [_clause_weight(searcher, clause) for clause in clauses]
     held = _weight_held(scoring, clauses, weights, hits.docnums)
     quoting = _candidate_scores(searcher, message, hits.docnums) if message is not None else {}
+    # A pasted error is written by a machine: an entry holding its words side by side quotes the same
+    # message. (Readers' own questions are worded freely; rewarding word order there ranked worse.)
+    pairs = _pairs_query(text) if context else None
+    nearby = _candidate_scores(searcher, pairs, hits.docnums) if pairs is not None else {}
+    # An entry quoting a distinctive message names the error even when it leaves out the type
+    # (`Type is required` for `java.lang.IllegalArgumentException: Type is required.`).
+    naming = set(quoting) if len(quoted) >= MIN_NAMING_WORDS and len(quoting) <= NAMING_MAX_ENTRIES else set()
     whole = sum(weights) or 1.0
-    scored = sorted((((score + quoting.get(docnum, 0.0)) * (held[docnum] / whole) ** COVERAGE_POWER, rank)
+
+    def reranked(docnum: int, score: float) -> float:
+        coverage: float = 1.0 if docnum in naming else held[docnum] / whole
+        return (score + quoting.get(docnum, 0.0) + nearby.get(docnum, 0.0)) * float(coverage ** COVERAGE_POWER)
+
+    scored = sorted(((reranked(docnum, score), rank)
                      for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
                     key=lambda pair: -pair[0])
     matches = [_match(searcher, hits.docnums[rank], score) for score, rank in scored[:depth]]
     return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
+
+
+def _pairs_query(text: str) -> Query | None:
+    """Each pair of adjacent words of `text` as a phrase, in any searched field (at most MAX_PAIRS)."""
+    words = _phrase_words(QUOTED.sub(" ", text))
+    pairs = list(dict.fromkeys(itertools.pairwise(words)))[:MAX_PAIRS]
+    if not pairs:
+        return None
+    return Or([Phrase(field, list(pair), boost=PAIR_WEIGHT) for pair in pairs for field in SEARCH_FIELDS])
 
 
 def _candidate_scores(searcher: Searcher, query: Query, docnums: list[int]) -> dict[int, float]:

@@ -84,6 +84,11 @@ def test_error_field_collects_every_error_line_of_an_entry() -> None:
      "[main] Job failed no space left"),
     ("2020/12/01 21:49:39 [error] 14690#14690: *34880 [lua] config_etcd.lua:428: failed to fetch data from etcd",
      "[lua] config_etcd.lua failed to fetch data from etcd"),
+    # An informational log line, when nothing is worse: its trace ids and addresses are masked.
+    ("2020-09-08 18:46:14.920  INFO  703e7547402da3cb,f49d10c0b5b6c30f grpc-default-executor-0 "
+     "io.seata.tm.api.DefaultGlobalTransaction [172.18.0.2:8091:46669071613173760] commit status: Committed",
+     "grpc-default-executor- io.seata.tm.api.DefaultGlobalTransaction commit status Committed"),
+    ("[ERROR (-8)]: Wrong vertex id type: 101", "Wrong vertex id type"),  # a console's error code
 ])
 def test_logs_beyond_python_keep_the_words_that_identify_them(log: str, signature: str) -> None:
     assert looks_like_error(log)
@@ -92,6 +97,7 @@ def test_logs_beyond_python_keep_the_words_that_identify_them(log: str, signatur
 
 def test_a_question_that_mentions_an_error_is_not_a_log() -> None:
     assert not looks_like_error("How do I fix an error when loading the model?")
+    assert not looks_like_error("How do I set the log level to INFO for the server?")  # no timestamp
 
 
 @pytest.mark.parametrize(("pasted", "phrase"), [

@@ -137,6 +137,35 @@ def test_a_pasted_error_prefers_the_entry_quoting_its_message_as_written(tmp_pat
     assert _failures(tmp_path, faq, trace, "configuration file") == []
 
 
+def test_an_entry_quoting_a_distinctive_message_names_the_error_without_its_type(tmp_path: Path) -> None:
+    # The other entry names the exception type, the heaviest word of the signature, but not the message.
+    faq = ("## Why does the loader throw java.lang.IllegalArgumentException?\n\nThe loader rejects a bad "
+           "mapping with java.lang.IllegalArgumentException; fix the mapping.\n\n"
+           "## How to solve the `Type is required` error?\n\nSet `type` in the configuration file.\n\n")
+    trace = 'Exception in thread "main" java.lang.IllegalArgumentException: Type is required.'
+    assert _failures(tmp_path, faq, trace, "configuration file") == []
+
+
+def test_a_pasted_error_prefers_the_entry_holding_its_words_side_by_side(tmp_path: Path) -> None:
+    # Both entries hold every word of the message; one holds them in the message's order.
+    faq = ("## Why do the calls fail?\n\nWhen calling the API too often, the remote end drops the "
+           "connection with an error.\n\n"
+           "## Why does the evaluation stop?\n\nThe log shows a connection error: calling remote API "
+           "endpoints fails when they are unreachable.\n\n")
+    log = "2024-05-01 10:00:00,123 - evalscope - ERROR - Connection error when calling remote API"
+    assert _failures(tmp_path, faq, log, "are unreachable") == []
+
+
+def test_a_pasted_info_log_line_is_searched_by_its_message(tmp_path: Path) -> None:
+    faq = ("## What status does a commit report once committed?\n\nA commit reports its status to the "
+           "coordinator.\n\n"
+           "## Did the transaction not roll back?\n\nIf the log says `commit status: Committed`, the "
+           "exception was caught before it reached the coordinator.\n\n")
+    log = ("2020-09-08 18:46:14.920  INFO  703e7547402da3cb grpc-default-executor-0 "
+           "io.seata.tm.api.DefaultGlobalTransaction [172.18.0.2:8091:4666907] commit status: Committed")
+    assert _failures(tmp_path, faq, log, "exception was caught") == []
+
+
 def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
     from app.ingest.pipeline import html_to_text
 

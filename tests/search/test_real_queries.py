@@ -40,16 +40,13 @@ def _compared(settings: Settings, path: Path) -> tuple[list[EvalQuery], EvalResu
 def test_real_queries_stay_at_their_level_and_ahead_of_the_baseline(corpora: Settings) -> None:
     queries, portal, baseline = _compared(corpora, QUERIES)
     assert len(queries) >= 150
-    # Last measured: 140/173, MRR 0.759 (0.743 a round before, 113/173 and 0.600 four rounds
+    # Last measured: 140/173, MRR 0.765 (0.759 a round before, 113/173 and 0.600 five rounds
     # before; the FTS5 trigram baseline 95/173, 0.513).
     assert portal.success >= 0.80, [(q.id, rank) for q, rank in portal.failures]
-    assert portal.mrr >= 0.75
+    assert portal.mrr >= 0.76
     ours, theirs = breakdown(queries, portal), breakdown(queries, baseline)
-    for group in ("all", "lang en", "lang zh", "lang mixed", "kind title", "kind body", "kind error",
-                  "kind other-language"):
+    for group in theirs:  # every language and kind, logs (0.70 to 0.66) and tracebacks (level) included
         assert ours[group].passed >= theirs[group].passed and ours[group].mrr >= theirs[group].mrr, group
-    for group in ("kind log", "kind traceback"):  # behind or level on MRR (0.62 / 0.69 each): hold the count
-        assert ours[group].passed >= theirs[group].passed, group
     assert ours["lang zh"].success >= 0.7  # the trigram baseline finds a quarter of these
     assert ours["kind other-language"].passed >= 12  # 9 before the mined lexicon
 
@@ -67,14 +64,13 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def test_fresh_queries_stay_at_their_level_and_ahead_of_the_baseline(fresh: Settings) -> None:
     queries, portal, baseline = _compared(fresh, REPO / "eval" / "queries-fresh.tsv")
     assert len(queries) >= 100
-    # Last measured: 93/112, MRR 0.766 (89/112, 0.750 before session 7's changes; the baseline 70/112, 0.578).
-    assert portal.success >= 0.80, [(q.id, rank) for q, rank in portal.failures]
-    assert portal.mrr >= 0.75
+    # Last measured: 94/112, MRR 0.780 (93/112, 0.766 a round before, 89/112, 0.750 two rounds before;
+    # the baseline 70/112, 0.578).
+    assert portal.success >= 0.82, [(q.id, rank) for q, rank in portal.failures]
+    assert portal.mrr >= 0.77
     ours, theirs = breakdown(queries, portal), breakdown(queries, baseline)
-    for group in theirs:
-        assert ours[group].passed >= theirs[group].passed, group
-    for group in ("all", "lang en", "lang zh", "kind title", "kind body", "kind error", "kind other-language"):
-        assert ours[group].mrr >= theirs[group].mrr, group
+    for group in theirs:  # every language and kind, logs (0.82 to 0.77) and tracebacks (1.00 to 0.90) included
+        assert ours[group].passed >= theirs[group].passed and ours[group].mrr >= theirs[group].mrr, group
 
 
 def test_baseline_matches_words_as_substrings(corpora: Settings) -> None:
