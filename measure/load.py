@@ -6,16 +6,25 @@ pages, API entries, documents, searches and the home page while one more client 
 `/healthz`; then they search only (the development queries, results not kept); then the
 same connections fetch one static file, the ceiling for this server.
 The client runs on the same machine, so compare the rows with each other, not across machines.
+With `wrk` installed (`apt-get install wrk`) it drives the connections: a load generator in C
+leaves the server the CPU a Python client would take. Without it, an httpx client does. The
+`/healthz` poller runs in a process of its own either way: in the load's own event loop its
+times were the client's queue, not the server's.
 """
 
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -37,31 +46,49 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-def _mixed_urls(base: str) -> Iterator[str]:
+def _mixed_urls(base: str) -> list[str]:
     with httpx.Client(base_url=base, timeout=30) as client:
         entry = client.get("/api/v1/search", params={"q": "FSDP"}).json()["results"][0]["id"]
         document = client.get("/api/v1/documents").json()[0]["id"]
-    return itertools.cycle([
+    return [
         f"/entries/{entry}", f"/api/v1/entries/{entry}", f"/documents/{document}", "/",
-        "/api/v1/search?q=CUDA+out+of+memory", "/search?q=显存", "/api/v1/search?q=deepspeed+zero3",
-        "/api/v1/documents",
-    ])
+        "/api/v1/search?q=CUDA+out+of+memory", "/search?" + urlencode({"q": "显存"}),
+        "/api/v1/search?q=deepspeed+zero3", "/api/v1/documents",
+    ]
 
 
-def _search_urls() -> Iterator[str]:
+def _search_urls() -> list[str]:
     """The development queries over the API, one after another (the server keeps no results)."""
     queries = [q.query for path in QUERY_FILES if path.exists() for q in read_queries(path)]
-    return itertools.cycle(["/api/v1/search?" + urlencode({"q": q}) for q in queries])
+    return ["/api/v1/search?" + urlencode({"q": q}) for q in queries]
 
 
-def run(base: str, urls: Iterator[str], connections: int, seconds: float) -> dict[str, float]:
-    """Drive `connections` clients for `seconds`; figures for them and for a /healthz poller."""
+def _poll_health(base: str, seconds: float, pause: float, results: Connection) -> None:
+    """In a process of its own: GET /healthz every `pause` seconds for `seconds`; send back the times (ms)
+    and the failures."""
+    times: list[float] = []
+    failures = 0
+    deadline = time.perf_counter() + seconds
+    with httpx.Client(base_url=base, timeout=30) as client:
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            try:
+                failures += client.get("/healthz").status_code != 200
+            except httpx.HTTPError:
+                failures += 1
+            times.append((time.perf_counter() - started) * 1000)
+            time.sleep(pause)
+    results.send((times, failures))
+
+
+def _python_load(base: str, urls: Sequence[str], connections: int, seconds: float) -> tuple[list[float], int]:
+    """Drive `connections` httpx clients over `urls` for `seconds`: each request's time (ms) and the failures."""
     latencies: list[float] = []
-    health: list[float] = []
     errors = 0
     deadline = time.perf_counter() + seconds
+    cycle = itertools.cycle(urls)
 
-    async def drive(next_url: Callable[[], str], times: list[float], pause: float = 0.0) -> None:
+    async def drive(next_url: Callable[[], str]) -> None:
         """Request URLs one after another until the deadline, timing each; count failures."""
         nonlocal errors
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
@@ -71,18 +98,71 @@ def run(base: str, urls: Iterator[str], connections: int, seconds: float) -> dic
                     errors += (await http.get(next_url())).status_code >= 400
                 except httpx.HTTPError:
                     errors += 1
-                times.append((time.perf_counter() - started) * 1000)
-                await anyio.sleep(pause)
+                latencies.append((time.perf_counter() - started) * 1000)
 
     async def scenario() -> None:
         async with anyio.create_task_group() as group:
             for _ in range(connections):
-                group.start_soon(drive, lambda: next(urls), latencies)
-            group.start_soon(drive, lambda: "/healthz", health, 0.05)
+                group.start_soon(drive, lambda: next(cycle))
 
     anyio.run(scenario)
-    return {"rps": len(latencies) / seconds, "p50": statistics.median(latencies) if latencies else 0.0,
-            "p99": _percentile(latencies, 0.99), "errors": errors, "health_p99": _percentile(health, 0.99)}
+    return latencies, errors
+
+
+WRK_SCRIPT = """local paths = {%s}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i %% #paths) + 1])
+end
+"""
+WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _lua_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _wrk_figure(pattern: str, report: str) -> re.Match[str]:
+    match = re.search(pattern, report, re.MULTILINE)
+    if match is None:
+        raise RuntimeError(f"wrk's report has no {pattern!r}:\n{report}")
+    return match
+
+
+def _wrk_load(wrk: str, base: str, urls: Sequence[str], connections: int, seconds: float) -> dict[str, float]:
+    """Drive `connections` connections with wrk: requests/s, p50/p99 (ms) and failures (non-2xx/3xx, socket)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", encoding="utf-8") as script:
+        script.write(WRK_SCRIPT % ", ".join(_lua_string(url) for url in urls))
+        script.flush()
+        report = subprocess.run([wrk, "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "30s",
+                                 "--latency", "-s", script.name, base],
+                                capture_output=True, text=True, check=True).stdout
+
+    def latency(share: str) -> float:
+        value, unit = _wrk_figure(rf"^\s*{share}%\s+([\d.]+)(us|ms|s)\s*$", report).groups()
+        return float(value) * WRK_UNITS[unit]
+
+    requests = int(_wrk_figure(r"(\d+) requests in", report).group(1))
+    failed = sum(int(n) for n in re.findall(r"(?:Non-2xx or 3xx responses|connect|read|write|timeout):? (\d+)",
+                                            report))
+    return {"rps": requests / seconds, "p50": latency("50"), "p99": latency("99"), "errors": failed}
+
+
+def run(base: str, urls: Sequence[str], connections: int, seconds: float) -> dict[str, float]:
+    """Drive `connections` clients for `seconds` while another process polls /healthz; figures for both."""
+    receiving, sending = multiprocessing.get_context("spawn").Pipe(duplex=False)
+    poller = multiprocessing.get_context("spawn").Process(target=_poll_health, args=(base, seconds, 0.05, sending))
+    poller.start()
+    if wrk := shutil.which("wrk"):
+        row = _wrk_load(wrk, base, urls, connections, seconds)
+    else:
+        latencies, errors = _python_load(base, urls, connections, seconds)
+        row = {"rps": len(latencies) / seconds, "p50": statistics.median(latencies) if latencies else 0.0,
+               "p99": _percentile(latencies, 0.99), "errors": errors}
+    health, health_failures = receiving.recv()
+    poller.join()
+    return {**row, "errors": row["errors"] + health_failures, "health_p99": _percentile(health, 0.99)}
 
 
 def main() -> int:
@@ -92,11 +172,12 @@ def main() -> int:
         run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
         with running_server({"FAQ_DATA_DIR": data, "FAQ_SEARCH_CACHE_SIZE": "0"}) as (base, _):
             mixed = _mixed_urls(base)
+            print(f"client: {shutil.which('wrk') or 'httpx (install wrk for a client that leaves the server its CPU)'}")
             print(f"{'traffic':<8} {'conns':>5} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
                   f"{'/healthz p99 ms':>16}")
             searches = _search_urls()
             for connections in CONNECTIONS:
-                for name, urls in (("mixed", mixed), ("search", searches), ("static", itertools.repeat(STATIC))):
+                for name, urls in (("mixed", mixed), ("search", searches), ("static", [STATIC])):
                     row = run(base, urls, connections, seconds)
                     print(f"{name:<8} {connections:>5} {row['rps']:>8.0f} {row['p50']:>8.1f} {row['p99']:>8.1f} "
                           f"{row['errors']:>7.0f} {row['health_p99']:>16.1f}")
