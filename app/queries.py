@@ -46,6 +46,7 @@ from app.search.spelling import Vocabulary
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
+HIT_COLUMNS = (Entry.id, Entry.title, Entry.lang, Entry.document_id, Entry.section, Entry.body_text)
 # Read once per generation and kept, the most read first to stay: entries are small; a
 # document holds its whole text, so fewer of them.
 ENTRIES_KEPT = 2048
@@ -211,8 +212,10 @@ class Reader:
             total -= merged
         page_matches = grouped[offset:offset + limit]
         ids = [m.id for m in page_matches]
-        rows = self.session.exec(select(Entry).where(col(Entry.id).in_(ids))).all() if ids else []
-        entries = {e.id: e for e in rows}
+        # Only what a hit shows: the entry's markdown and HTML are most of its row.
+        rows = self.session.execute(
+            select_columns(*(col(c) for c in HIT_COLUMNS)).where(col(Entry.id).in_(ids))).all() if ids else []
+        entries = {row.id: row for row in rows}
         labels = self.document_labels()
         translations = self._translations()
         results: list[SearchHit] = []

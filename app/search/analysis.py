@@ -14,7 +14,7 @@ import logging
 import re
 import unicodedata
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -92,13 +92,14 @@ class _Folding(dict[int, str]):
 _FOLDING = _Folding()
 
 
-def normalise(text: str) -> tuple[str, list[int]]:
+def normalise(text: str) -> tuple[str, Sequence[int]]:
     """Normalised text and, for each of its characters, the index of its source character."""
+    # One character for one (nearly always): the offsets are the identity, a range, not a list of them all.
     if text.isascii():
-        return text.lower(), list(range(len(text)))
+        return text.lower(), range(len(text))
     folded = text.translate(_FOLDING)
-    if _FOLDING.uneven.isdisjoint(text):  # one character for one: offsets are the identity
-        return folded, list(range(len(text)))
+    if _FOLDING.uneven.isdisjoint(text):
+        return folded, range(len(text))
     out: list[str] = []
     offsets: list[int] = []
     for index, char in enumerate(text):
