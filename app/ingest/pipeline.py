@@ -29,8 +29,8 @@ from app.ingest.repair import RepairResult, repair_mojibake
 from app.ingest.segment import ParsedEntry, SectionDecision, segment_markdown
 from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
-from app.ingest.store import Batch, EntryLinkRow, store_generation
-from app.models import Document, DocumentLink, Entry, IngestNote
+from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
+from app.models import Document, DocumentLink, IngestNote
 
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
@@ -108,6 +108,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
     batch = _prepare_batch(folder, report, progress)
+    return_free_memory()  # what reading and linking held
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
     report.generation = store_generation(settings, batch).name
@@ -136,13 +137,13 @@ def _mined_lexicon(batch: Batch) -> list[list[str]]:
              if link["kind"] == "translation" and link["source_id"] < link["target_id"]]
     paired = {entry_id for pair in pairs for entry_id in pair}
     # Each text is built when it is read: all of them at once would be another copy of the corpus.
-    texts = {e.id: (e.lang, _lexicon_text(e)) for e in batch.entries if e.id in paired}
+    texts = {e["id"]: (e["lang"], _lexicon_text(e)) for e in batch.entries if e["id"] in paired}
     mined = mine_lexicon(pair_texts(pairs, texts))
     return mined + dictionary_lexicon(_lexicon_text(e) for e in batch.entries)
 
 
-def _lexicon_text(entry: Entry) -> str:
-    return f"{entry.question}\n{entry.body_text}"
+def _lexicon_text(entry: EntryRow) -> str:
+    return f"{entry['question']}\n{entry['body_text']}"
 
 
 def read_documents(folder: Path, report: IngestReport, progress: bool = False) -> list[ReadDocument]:
@@ -327,7 +328,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
             repaired, uncertain = doc.repair.counts_between(parsed.line, end)
             body_html = render_markdown(parsed.answer_markdown, context)
             report.entries_by_lang[lang] += 1
-            batch.entries.append(Entry(
+            batch.entries.append(EntryRow(
                 id=new_id, document_id=doc.id, position=position, lang=lang,
                 question=parsed.question, title=parsed.title,
                 title_html=render_inline(parsed.question, context),
