@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from array import array
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -71,24 +70,20 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
     # Candidates come from an exact dot product over every anchor but the commonest (which weigh
     # little and would make this quadratic); the best are then scored on all their anchors.
     # Only the postings short enough to be read are kept: the common anchors' would hold most of memory.
-    # Each posting is two typed arrays (entry numbers, weights), not a tuple per entry: at 100k
-    # entries the tuples were the largest thing an ingest held.
     holders = Counter(anchor for vector in vectors for anchor in vector)
-    weighted_postings: dict[str, tuple[array[int], array[float]]] = {
-        anchor: (array("i"), array("d")) for anchor, count in holders.items() if count <= POSTING_LIMIT}
-    del holders
+    weighted_postings: dict[str, list[tuple[int, float]]] = {
+        anchor: [] for anchor, count in holders.items() if count <= POSTING_LIMIT}
     for index, vector in enumerate(vectors):
         for anchor, value in vector.items():
             if (posting := weighted_postings.get(anchor)) is not None:
-                posting[0].append(index)
-                posting[1].append(value)
+                posting.append((index, value))
     ranked_groups: dict[tuple[int, ...], list[tuple[float, tuple[int, ...]]]] = {}
     for group in dict.fromkeys(group_of):
         rough: dict[int, float] = defaultdict(float)
         for member in group:
             for anchor, value in vectors[member].items():
                 if (posting := weighted_postings.get(anchor)) is not None:
-                    for other, other_value in zip(*posting, strict=True):
+                    for other, other_value in posting:
                         rough[other] += value * other_value / norms[other]
         candidates = heapq.nlargest(RERANK, (k for k in rough if group_of[k] != group), key=rough.__getitem__)
         best: dict[tuple[int, ...], float] = {}
