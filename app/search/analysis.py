@@ -50,6 +50,9 @@ ZH_STOP_WORDS = frozenset("""
 我们 你们 他们 这个 那个 这些 那些 哪些 哪个 这样 那样 因为 所以 但是 而且 或者 如果 然后 还是 已经
 可以 能够 时候 的话
 """.split())
+# Particles and pronouns that stand alone between English words (`可以只微调llama layers吗?`, `lora的weights`):
+# a lone character is a term of its own, and these say nothing about the problem.
+ZH_STOP_CHARACTERS = frozenset("吗呢吧啊呀么的了和与或及在是我你他她它请用有")
 
 
 class Term(NamedTuple):
@@ -218,10 +221,14 @@ def identifier_words(text: str) -> dict[str, list[str]]:
 
 
 def _chinese_stops(text: str) -> set[str]:
-    """The bigrams of the query's Chinese function words (为什么 → 为什, 什么), unless a content word holds them too."""
+    """The bigrams of the query's Chinese function words (为什么 → 为什, 什么), unless a content word holds them
+    too, and its lone particles (`吗`)."""
     stop: set[str] = set()
     content: set[str] = set()
     for run in HAN.findall(normalise_text(text)):
+        if run in ZH_STOP_CHARACTERS:
+            stop.add(run)
+            continue
         for word, _, _ in jieba.tokenize(run):
             (stop if word in ZH_STOP_WORDS else content).update(word[i:i + 2] for i in range(len(word) - 1))
     return stop - content

@@ -50,6 +50,9 @@ def test_query_terms_drop_chinese_question_words_as_english_ones_are_dropped() -
     assert query_terms("nginx配置完成也无法流式是为什么？") == ["nginx", "配置", "完成", "无法", "流式"]
     assert query_terms("如何 什么是代理") == ["代理"]
     assert query_terms("为什么") == ["为什", "什么"]  # nothing else: kept
+    # A lone particle between English words is a term of its own in the index: not one worth matching.
+    assert query_terms("可以只微调llama layers吗?") == ["微调", "llama", "layer"]
+    assert query_terms("lora的weights") == ["lora", "weight"]
 
 
 def test_tokenizer_reports_character_offsets_of_the_source_text() -> None:
