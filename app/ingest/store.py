@@ -47,7 +47,8 @@ from app.search.index import IndexedEntry, build_index, open_index
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 INDEX_CHUNK = 1000  # entries read back at a time to build the index
-WRITE_CHUNK = 2000  # entries written at a time
+WRITE_CHUNK = 2000  # rows written at a time
+DOCUMENT_CHUNK = 20  # documents written at a time: each holds a whole file's text, twice (markdown, HTML)
 
 
 class EntryRow(TypedDict):
@@ -313,12 +314,14 @@ def _verify(engine: Engine, target: Generation, indexed: int, expected: int) -> 
 def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
     """Insert the batch's rows into the new generation's empty tables, in one transaction.
 
-    Entries and their links go as plain rows in chunks: as model objects all at once, the
-    session's bookkeeping was a fifth of an ingest's peak memory at 100k entries.
+    Documents, entries and their links go as plain rows in chunks: as model objects all at
+    once, the session's bookkeeping was a fifth of an ingest's peak memory at 100k entries.
     """
     with Session(engine) as session:
-        session.add_all(batch.documents)
-        session.flush()
+        # Binding a Chinese text caches its UTF-8 copy on the string: a text must go once written, so the
+        # rows are its only holder.
+        documents, batch.documents = [document.model_dump() for document in batch.documents], []
+        _insert_in_chunks(session, Document, documents, DOCUMENT_CHUNK)
         _insert_in_chunks(session, Entry, batch.entries)
         _insert_in_chunks(session, EntryLink, batch.entry_links)
         session.add_all([*batch.document_links, *batch.notes])
@@ -344,12 +347,12 @@ def return_free_memory() -> None:
         pass
 
 
-def _insert_in_chunks(session: Session, table: type[SQLModel], rows: list[Any]) -> None:
-    """Insert `rows`, WRITE_CHUNK at a time, letting each chunk go once sent (all at once, the
+def _insert_in_chunks(session: Session, table: type[SQLModel], rows: list[Any], size: int = WRITE_CHUNK) -> None:
+    """Insert `rows`, `size` at a time, letting each chunk go once sent (all at once, the
     statement's parameters were another copy of them)."""
-    for start in range(0, len(rows), WRITE_CHUNK):
-        chunk = rows[start:start + WRITE_CHUNK]
-        rows[start:start + WRITE_CHUNK] = [None] * len(chunk)
+    for start in range(0, len(rows), size):
+        chunk = rows[start:start + size]
+        rows[start:start + size] = [None] * len(chunk)
         session.execute(insert(table), chunk)
         del chunk
 
