@@ -151,8 +151,9 @@ def _wrk_load(wrk: str, base: str, urls: Sequence[str], connections: int, second
 
 def run(base: str, urls: Sequence[str], connections: int, seconds: float) -> dict[str, float]:
     """Drive `connections` clients for `seconds` while another process polls /healthz; figures for both."""
-    receiving, sending = multiprocessing.get_context("spawn").Pipe(duplex=False)
-    poller = multiprocessing.get_context("spawn").Process(target=_poll_health, args=(base, seconds, 0.05, sending))
+    spawn = multiprocessing.get_context("spawn")
+    receiving, sending = spawn.Pipe(duplex=False)
+    poller = spawn.Process(target=_poll_health, args=(base, seconds, 0.05, sending))
     poller.start()
     if wrk := shutil.which("wrk"):
         row = _wrk_load(wrk, base, urls, connections, seconds)

@@ -454,9 +454,10 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
 
 
-def _pairs_query(text: str) -> Query | None:
-    """Each pair of adjacent words of `text` as a phrase, in any searched field (at most MAX_PAIRS)."""
-    words = _phrase_words(QUOTED.sub(" ", text))
+def _pairs_query(signature: str) -> Query | None:
+    """Each pair of adjacent words of an error's signature (quotes already masked) as a phrase, in any
+    searched field (at most MAX_PAIRS)."""
+    words = _phrase_words(signature)
     pairs = list(dict.fromkeys(itertools.pairwise(words)))[:MAX_PAIRS]
     if not pairs:
         return None
