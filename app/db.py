@@ -179,6 +179,7 @@ class DataStore:
         self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
         self._server = not is_sqlite(settings.resolved_database_url)
+        self.local = not self._server
         self._pointer_engine: Engine | None = None
         self._poll_lock = threading.Lock()
         self._polled: tuple[float, str | None] | None = None  # (when, the generation the pointer row named)

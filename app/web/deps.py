@@ -48,7 +48,10 @@ async def get_reader(request: Request) -> AsyncIterator[Reader]:
         yield Reader(snapshot=snapshot, session=session, cache_size=state.settings.search_cache_size,
                      query_log=state.query_log)
     finally:
-        await run_in_threadpool(session.close)
+        if store.local:
+            session.close()
+        else:
+            await run_in_threadpool(session.close)
 
 
 ReaderDep = Annotated[Reader, Depends(get_reader)]
