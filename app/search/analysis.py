@@ -29,8 +29,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", ResourceWarning)
     zhconv.convert("", "zh-hans")
 
-HAN_RUN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
-WORD_RUN = r"[a-z0-9]+(?:[._\-/+][a-z0-9]+)*"
+HAN_CHAR = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+HAN_RUN = HAN_CHAR + "+"
+WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+WORD_SEPARATOR = r"[._\-/+]"  # inside an identifier: torch.cuda, flash-attn, a/b
+WORD_RUN = rf"[a-z0-9]+(?:{WORD_SEPARATOR}[a-z0-9]+)*"
 HAN = re.compile(HAN_RUN)
 ENGLISH = EnglishStemmer()
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
@@ -241,27 +244,25 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     Chinese term wherever its bigram occurs.
     """
     wanted = set(terms)
-    bigrams = [t for t in wanted if len(t) > 1 and HAN.fullmatch(t)]
-    starts = {t[:1] for t in wanted}
     norm, offsets = normalise(text)
     found: list[tuple[int, int]] = []
-    for match in TOKEN_PATTERN.finditer(norm):
-        start, end = match.span()
-        if match.lastgroup == "han":
-            run = match.group()
-            if run in wanted:  # a lone character (我) only where it stands alone, as in the index
-                found.append((start, end))
-            for bigram in bigrams:
-                at = run.find(bigram)
-                while at >= 0:
-                    found.append((start + at, start + at + len(bigram)))
-                    at = run.find(bigram, at + 1)
+    for term in wanted:
+        if not HAN.fullmatch(term):
             continue
-        word = match.group()
-        # The stemmer rewrites a word's ending (and `dying` to die): a word whose first letter starts no
-        # term needs no stemming.
-        if word in wanted or (word[:1] in starts and stem(word) in wanted):
-            found.append((start, end))
+        if len(term) == 1:  # a lone character (我) only where it stands alone, as in the index
+            found.extend(match.span() for match in re.finditer(f"(?<!{HAN_CHAR}){term}(?!{HAN_CHAR})", norm))
+            continue
+        at = norm.find(term)
+        while at >= 0:
+            found.append((at, at + len(term)))
+            at = norm.find(term, at + 1)
+    # Only a word whose first letter starts some term can match one (the stemmer rewrites endings, not
+    # beginnings), so the scan yields just those, delimited as the tokenizer delimits them.
+    if starts := "".join(sorted({t[0] for t in wanted if t[0] in WORD_CHARACTERS})):
+        for match in _words_starting_with(starts).finditer(norm):
+            word = match.group()
+            if word in wanted or stem(word) in wanted:
+                found.append(match.span())
     spans: list[tuple[int, int]] = []
     for start, end in sorted(found):
         src_start, src_end = offsets[start], offsets[end - 1] + 1
@@ -270,6 +271,12 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
         else:
             spans.append((src_start, src_end))
     return spans
+
+
+@lru_cache(maxsize=1024)
+def _words_starting_with(starts: str) -> re.Pattern[str]:
+    """TOKEN_PATTERN's words that begin with one of `starts`: a word begins where no word goes on."""
+    return re.compile(rf"(?<![a-z0-9])(?<![a-z0-9]{WORD_SEPARATOR})[{starts}][a-z0-9]*(?:{WORD_SEPARATOR}[a-z0-9]+)*")
 
 
 class BilingualTokenizer(Tokenizer):  # type: ignore[misc]

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from app.search.analysis import BilingualTokenizer, analyse, identifier_words, normalise, query_terms, term_spans
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from app.search.analysis import (
+    HAN,
+    TOKEN_PATTERN,
+    BilingualTokenizer,
+    analyse,
+    identifier_words,
+    normalise,
+    query_terms,
+    stem,
+    term_spans,
+)
 
 
 def texts(value: str) -> list[tuple[str, int]]:
@@ -91,3 +104,41 @@ def test_inflections_of_one_word_share_a_stem() -> None:
     for forms in (("running", "runs"), ("generating", "generate"), ("deserializing", "deserialize"),
                   ("evaluating", "evaluation"), ("normalizing", "normalize")):
         assert len({term for form in forms for term in query_terms(form)}) == 1, forms
+
+
+def _spans_by_tokenizing(text: str, terms: list[str]) -> list[tuple[int, int]]:
+    """term_spans' rule written the slow, plain way: every token of the text, checked one by one."""
+    wanted = set(terms)
+    norm, offsets = normalise(text)
+    found: list[tuple[int, int]] = []
+    for match in TOKEN_PATTERN.finditer(norm):
+        start, end = match.span()
+        if match.lastgroup == "han":
+            if match.group() in wanted:
+                found.append((start, end))
+            for term in (t for t in wanted if len(t) > 1 and HAN.fullmatch(t)):
+                found.extend((start + i, start + i + len(term)) for i in range(len(match.group()))
+                             if match.group().startswith(term, i))
+        elif match.group() in wanted or stem(match.group()) in wanted:
+            found.append((start, end))
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        src_start, src_end = offsets[start], offsets[end - 1] + 1
+        if spans and src_start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], src_end))
+        else:
+            spans.append((src_start, src_end))
+    return spans
+
+
+TRICKY = "aAbcCdgin.-_/+ 0129我们显存不足報錯ＯＯＭﬁß\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=TRICKY, max_size=60),
+       terms=st.lists(st.sampled_from(["a", "b.c", "connect", "din", "我", "存不", "显存不", "oom", "file", "ss", "9",
+                                       "a-b", "c/d"]), min_size=1, max_size=4))
+@example(text="c.a b..b", terms=["b"])  # `c.a` is one word; `b` after `..` starts one
+@example(text="c.a", terms=["a"])
+def test_term_spans_find_what_tokenizing_every_word_finds(text: str, terms: list[str]) -> None:
+    assert term_spans(text, terms) == _spans_by_tokenizing(text, terms)
