@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import httpx
 
 from app.config import Settings
+from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.queries import all_entries
 from measure.corpus import generate, make_queries, vague_queries, write_corpus
@@ -49,7 +50,7 @@ def bench_server(data: Path, queries: list[str], rounds: int, cache: bool) -> tu
     """Cold start (process start → first search answered) and per-request latencies."""
     env = {"FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "512" if cache else "0"}
     first = "/api/v1/search?" + urlencode({"q": queries[0]})
-    with running_server(env, ready_path=first) as (base, cold), httpx.Client(timeout=10) as client:
+    with running_server(env, ready_path=first) as (base, cold, _), httpx.Client(timeout=10) as client:
         latencies = []
         for _ in range(rounds):
             for query in queries:
@@ -69,7 +70,7 @@ def bench_suggest(data: Path, titles: int | None = None) -> list[float]:
     (or towards `titles` of them, spread evenly)."""
     every = [e.title for e in all_entries(Settings(data_dir=data, database_url=""))]
     typed = keystrokes(every[::max(1, len(every) // titles)] if titles else every)
-    with running_server({"FAQ_DATA_DIR": str(data)}, ready_path="/api/v1/suggest?q=a") as (base, _), \
+    with running_server({"FAQ_DATA_DIR": str(data)}, ready_path="/api/v1/suggest?q=a") as (base, _, _), \
             httpx.Client(timeout=10) as client:
         latencies = []
         for text in typed:
@@ -94,6 +95,18 @@ def _keys_by_id(data: Path) -> dict[str, str]:
             if (m := re.search(r"export ([A-Z0-9_]+)=1", e.body_markdown))}
 
 
+def _sizes(data: Path, label: str) -> tuple[str, str, str]:
+    """The current generation's database file and index folder, in MB."""
+    settings = Settings(data_dir=data, database_url="")
+    name = current_name(settings)
+    if name is None:
+        raise RuntimeError(f"no generation was published in {data}")
+    current = generation(settings, name)
+    database = (current.directory / "faq.db").stat().st_size / 1e6
+    index = sum(f.stat().st_size for f in current.index_dir.iterdir()) / 1e6
+    return f"data {label}: database / index (MB)", f"{database:.0f} / {index:.0f}", ""
+
+
 def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str, str]]:
     """Ingest time at 1k and `size` entries; Whoosh over HTTP vs FTS5 trigram on the same queries."""
     rows = []
@@ -108,11 +121,15 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
             run_ingest(settings, progress=False)
             rows.append((f"ingest {label} generated entries (s)", f"{time.perf_counter() - started:.2f}", ""))
         data = root / f"data-{size // 1000}k"
+        label = f"{size // 1000}k"
+        rows.append(_sizes(data, label))
         keys = _keys_by_id(data)
         whoosh_hits, whoosh_ms = 0, []
         vague, vague_ms = vague_queries(entries, query_count // 2), []
         env = {"FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "0"}
-        with running_server(env) as (base, _), httpx.Client(timeout=30) as client:
+        first = "/api/v1/search?" + urlencode({"q": queries[0].text})
+        with running_server(env, ready_path=first) as server, httpx.Client(timeout=30) as client:
+            base = server.base
             for query in queries:
                 t0 = time.perf_counter()
                 body = client.get(base + "/api/v1/search", params={"q": query.text, "limit": 10}).json()
@@ -122,6 +139,9 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
                 t0 = time.perf_counter()
                 client.get(base + "/api/v1/search", params={"q": text, "limit": 10}).raise_for_status()
                 vague_ms.append((time.perf_counter() - t0) * 1000)
+            rows += [(f"server {label}: cold start to the first search answered (s)", f"{server.cold:.2f}", ""),
+                     (f"server {label}: resident memory after the searches (MB)",
+                      f"{server.resident_megabytes():.0f}", "")]
         suggest = bench_suggest(data, titles=200)
         fts = TrigramBaseline((e.key, f"{e.title}\n{e.body}") for e in entries)
         fts_hits, fts_ms = 0, []
@@ -136,7 +156,6 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
             fts.search(text, limit=10)
             vague_fts_ms.append((time.perf_counter() - t0) * 1000)
         n = len(queries)
-        label = f"{size // 1000}k"
         rows += [
             (f"search {label} selective, Whoosh over HTTP (ms)", f"p50 {_percentile(whoosh_ms, 0.5):.1f}",
              f"p95 {_percentile(whoosh_ms, 0.95):.1f}  p99 {_percentile(whoosh_ms, 0.99):.1f}  "

@@ -171,7 +171,7 @@ def main() -> int:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
     with tempfile.TemporaryDirectory() as data:
         run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
-        with running_server({"FAQ_DATA_DIR": data, "FAQ_SEARCH_CACHE_SIZE": "0"}) as (base, _):
+        with running_server({"FAQ_DATA_DIR": data, "FAQ_SEARCH_CACHE_SIZE": "0"}) as (base, _, _):
             mixed = _mixed_urls(base)
             print(f"client: {shutil.which('wrk') or 'httpx (install wrk for a client that leaves the server its CPU)'}")
             print(f"{'traffic':<8} {'conns':>5} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 
@@ -23,10 +24,24 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class LocalServer(NamedTuple):
+    """A running `faq serve`: where it answers, how long it took to, and its process id."""
+
+    base: str
+    cold: float  # seconds from process start until the ready path answered 2xx
+    pid: int
+
+    def resident_megabytes(self) -> float:
+        """The server's resident memory now (Linux: /proc), in MB."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        kilobytes = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+        return int(kilobytes) / 1024
+
+
 @contextmanager
 def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
-                   timeout: float = 60.0) -> Iterator[tuple[str, float]]:
-    """Yield the base URL and the seconds from process start until `ready_path` answered 2xx."""
+                   timeout: float = 60.0) -> Iterator[LocalServer]:
+    """Yield the server once `ready_path` answers 2xx."""
     port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
@@ -45,7 +60,7 @@ def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
                     if time.perf_counter() - started > timeout:
                         raise RuntimeError(f"faq serve did not answer within {timeout:.0f} s") from None
                     time.sleep(0.02)
-        yield base, time.perf_counter() - started
+        yield LocalServer(base, time.perf_counter() - started, process.pid)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -61,7 +76,7 @@ def seeded_server() -> Iterator[str]:
 
     with tempfile.TemporaryDirectory() as data:
         run_ingest(Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url=""), progress=False)
-        with running_server({"FAQ_DATA_DIR": data}) as (base, _):
+        with running_server({"FAQ_DATA_DIR": data}) as (base, _, _):
             yield base
 
 

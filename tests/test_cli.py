@@ -48,7 +48,7 @@ def test_faq_ingest_of_missing_folder_fails_with_advice(env: Path, capsys: pytes
 
 def test_faq_serve_answers_over_http(env: Path) -> None:
     assert main(["ingest", "--quiet"]) == EXIT_OK
-    with running_server({}) as (base, _):
+    with running_server({}) as (base, _, _):
         health = httpx.get(f"{base}/healthz", timeout=5).json()
         assert health["status"] == "ok" and health["documents"] == 5
         page = httpx.get(f"{base}/search", params={"q": "梯度"}, timeout=10)

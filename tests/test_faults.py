@@ -46,7 +46,7 @@ def _kill_ingests_while_reading(settings: Settings) -> tuple[list[str], int, str
     rng = random.Random(20261122)  # the kill points are random but repeatable
     failures: list[str] = []
     requests = [0]
-    with running_server(env) as (base, _):
+    with running_server(env) as (base, _, _):
         entry = httpx.get(base + "/api/v1/search", params={"q": "FSDP"}).json()["results"][0]["url"]
         paths = ["/healthz", "/api/v1/search?q=CUDA+out+of+memory", "/search?q=显存", entry, "/"]
         stop = threading.Event()

@@ -30,7 +30,7 @@ def _chromium() -> str:
 @pytest.fixture(scope="module")
 def server(seeded: Settings) -> Iterator[str]:
     """A real `faq serve` on loopback over the seeded data."""
-    with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as (base, _):
+    with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as (base, _, _):
         yield base
 
 

@@ -20,7 +20,7 @@ REQUESTS_EACH = 8
 
 def test_mixed_traffic_at_128_connections_answers_everything(seeded: Settings) -> None:
     with running_server({"FAQ_DATA_DIR": str(seeded.data_dir), "FAQ_CONTENT_DIR": str(seeded.content_dir)}) as (
-            base, _):
+            base, _, _):
         with httpx.Client(base_url=base) as client:
             entry = client.get("/api/v1/search", params={"q": "FSDP"}).json()["results"][0]["id"]
             document = client.get("/api/v1/documents").json()[0]["id"]
@@ -57,7 +57,7 @@ def test_make_load_counts_requests_failures_and_health_with_wrk(seeded: Settings
     wrk = require(Path(shutil.which("wrk") or "/usr/bin/wrk"), "wrk (make load's client)")
     assert wrk.exists()
     with running_server({"FAQ_DATA_DIR": str(seeded.data_dir), "FAQ_CONTENT_DIR": str(seeded.content_dir)}) as (
-            base, _):
+            base, _, _):
         answered = run(base, ["/healthz", "/api/v1/search?q=FSDP"], 4, 1.0)
         missing = run(base, ["/entries/no-such-entry"], 4, 1.0)
     assert answered["rps"] > 10 and answered["errors"] == 0

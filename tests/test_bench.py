@@ -1,0 +1,22 @@
+"""`make bench`'s scale rows, run small: every figure the issue asks for is printed and plausible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.config import Settings
+from app.ingest.pipeline import run_ingest
+from measure.bench import _pool, bench_large
+from measure.localserver import ROOT
+
+
+def test_scale_bench_reports_sizes_server_memory_cold_start_and_both_engines(tmp_path: Path) -> None:
+    run_ingest(Settings(content_dir=ROOT / "content", data_dir=tmp_path, database_url=""), progress=False)
+    rows = {name: (figure, detail) for name, figure, detail in bench_large(_pool(tmp_path), 2000, 10)}
+
+    database, index = (float(part) for part in rows["data 2k: database / index (MB)"][0].split(" / "))
+    assert database > 1 and index > 1  # 2,000 entries take megabytes, not nothing
+    assert 20 < float(rows["server 2k: resident memory after the searches (MB)"][0]) < 2000
+    assert 0 < float(rows["server 2k: cold start to the first search answered (s)"][0]) < 60
+    assert "success@10" in rows["search 2k selective, Whoosh over HTTP (ms)"][1]
+    assert "search 2k vague, FTS5 trigram in-process (ms)" in rows
