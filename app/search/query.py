@@ -18,7 +18,7 @@ from whoosh.searching import Results, Searcher
 from app.search.analysis import HAN, analyse, identifier_words, normalise_text, query_terms, stem, term_spans
 from app.search.errors import read_pasted
 from app.search.spelling import Vocabulary
-from app.search.topk import Top, TopK
+from app.search.topk import Top, TopK, postings_of
 
 Glossary = Sequence[Sequence[str]]
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
@@ -487,8 +487,8 @@ def _matches(searcher: Searcher, top: Top) -> list[Match]:
 
 
 def _match(searcher: Searcher, docnum: int, score: float) -> Match:
-    stored = searcher.stored_fields(docnum)
-    return Match(stored["id"], score, stored["lang"])
+    entry_id, lang = postings_of(searcher).entry(searcher, docnum)
+    return Match(entry_id, score, lang)
 
 
 def _weight_held(scoring: TopK, clauses: list[Query], weights: list[float], docnums: list[int]) -> dict[int, float]:

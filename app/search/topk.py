@@ -61,7 +61,8 @@ class Top:
 
 
 class Postings:
-    """One generation's postings and field lengths as arrays, read on first use and kept.
+    """One generation's postings and field lengths as arrays, and the ids of the entries found, read on
+    first use and kept.
 
     It holds no reference to its searcher (which keys it, weakly): the arrays go with the searcher.
     """
@@ -71,6 +72,15 @@ class Postings:
         self._lengths: dict[str, Floats] = {}
         self._terms: OrderedDict[tuple[str, str], tuple[Ids, Weights]] = OrderedDict()
         self._held = 0
+        self._entries: dict[int, tuple[str, str]] = {}
+
+    def entry(self, searcher: Searcher, docnum: int) -> tuple[str, str]:
+        """The id and language of entry `docnum` (a search reads up to 100; unpickling each cost 15 µs)."""
+        found = self._entries.get(docnum)
+        if found is None:
+            stored = searcher.stored_fields(docnum)
+            found = self._entries[docnum] = (stored["id"], stored["lang"])
+        return found
 
     def lengths(self, searcher: Searcher, field: str) -> Floats:
         """Every entry's length of `field`, as Whoosh's scorer sees it (stored as one byte, approximate)."""
