@@ -16,11 +16,13 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+from sqlmodel import Session
 
 from app.config import Settings
+from app.db import DataStore
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
-from app.queries import all_entries
+from app.queries import Reader, all_entries
 from measure.corpus import generate, make_queries, vague_queries, write_corpus
 from measure.evaluation import TrigramBaseline, read_queries
 from measure.localserver import ROOT, running_server
@@ -95,6 +97,22 @@ def _keys_by_id(data: Path) -> dict[str, str]:
             if (m := re.search(r"export ([A-Z0-9_]+)=1", e.body_markdown))}
 
 
+def _in_process_ms(data: Path, queries: list[str]) -> list[float]:
+    """The portal's search called directly, result cache off: the figure to set beside FTS5 in-process."""
+    store = DataStore(Settings(data_dir=data, database_url="", search_cache_size=0, query_log_days=0))
+    snapshot = store.current()
+    latencies = []
+    try:
+        for query in queries[:1] + queries:  # the first warms the generation's caches, as the server's does
+            with Session(snapshot.engine) as session:
+                t0 = time.perf_counter()
+                Reader(snapshot=snapshot, session=session, cache_size=0).search(query, None, 10, 0)
+                latencies.append((time.perf_counter() - t0) * 1000)
+    finally:
+        snapshot.close()
+    return latencies[1:]
+
+
 def _sizes(data: Path, label: str) -> tuple[str, str, str]:
     """The current generation's database file and index folder, in MB."""
     settings = Settings(data_dir=data, database_url="")
@@ -142,6 +160,7 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
             rows += [(f"server {label}: cold start to the first search answered (s)", f"{server.cold:.2f}", ""),
                      (f"server {label}: resident memory after the searches (MB)",
                       f"{server.resident_megabytes():.0f}", "")]
+        in_process_ms = _in_process_ms(data, [query.text for query in queries])
         suggest = bench_suggest(data, titles=200)
         fts = TrigramBaseline((e.key, f"{e.title}\n{e.body}") for e in entries)
         fts_hits, fts_ms = 0, []
@@ -160,6 +179,9 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
             (f"search {label} selective, Whoosh over HTTP (ms)", f"p50 {_percentile(whoosh_ms, 0.5):.1f}",
              f"p95 {_percentile(whoosh_ms, 0.95):.1f}  p99 {_percentile(whoosh_ms, 0.99):.1f}  "
              f"success@10 {whoosh_hits / n:.1%}  n={n}"),
+            (f"search {label} selective, Whoosh in-process (ms)", f"p50 {_percentile(in_process_ms, 0.5):.1f}",
+             f"p95 {_percentile(in_process_ms, 0.95):.1f}  p99 {_percentile(in_process_ms, 0.99):.1f}  "
+             "(the same search, snippets included, without HTTP)"),
             (f"search {label} selective, FTS5 trigram in-process (ms)", f"p50 {_percentile(fts_ms, 0.5):.1f}",
              f"p95 {_percentile(fts_ms, 0.95):.1f}  success@10 {fts_hits / n:.1%}  build {fts.build_seconds:.2f} s"),
             (f"search {label} vague, Whoosh over HTTP (ms)", f"p50 {_percentile(vague_ms, 0.5):.1f}",
