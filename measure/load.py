@@ -10,12 +10,16 @@ With `wrk` installed (`apt-get install wrk`) it drives the connections: a load g
 leaves the server the CPU a Python client would take. Without it, an httpx client does. The
 `/healthz` poller runs in a process of its own either way: in the load's own event loop its
 times were the client's queue, not the server's.
+Last, the worst single searches (4,000 characters of `a `, random words, quoted phrases, a
+Java log; 1,000 nested parentheses in raw syntax) are timed alone, then sent one after
+another beside mixed traffic at 16 connections, whose p99 is printed with and without them.
 """
 
 from __future__ import annotations
 
 import itertools
 import multiprocessing
+import random
 import re
 import shutil
 import statistics
@@ -63,22 +67,46 @@ def _search_urls() -> list[str]:
     return ["/api/v1/search?" + urlencode({"q": q}) for q in queries]
 
 
-def _poll_health(base: str, seconds: float, pause: float, results: Connection) -> None:
-    """In a process of its own: GET /healthz every `pause` seconds for `seconds`; send back the times (ms)
-    and the failures."""
+def _poll(base: str, paths: Sequence[str], seconds: float, pause: float, results: Connection,
+          answers: tuple[int, ...] = (200,)) -> None:
+    """In a process of its own: GET `paths` in turn, one every `pause` seconds, for `seconds`; send back the
+    times (ms) and the failures (any status not among `answers`)."""
     times: list[float] = []
     failures = 0
     deadline = time.perf_counter() + seconds
     with httpx.Client(base_url=base, timeout=30) as client:
-        while time.perf_counter() < deadline:
+        for path in itertools.cycle(paths):
+            if time.perf_counter() >= deadline:
+                break
             started = time.perf_counter()
             try:
-                failures += client.get("/healthz").status_code != 200
+                failures += client.get(path).status_code not in answers
             except httpx.HTTPError:
                 failures += 1
             times.append((time.perf_counter() - started) * 1000)
             time.sleep(pause)
     results.send((times, failures))
+
+
+# Seventeen common words: their sixteen pairs, quoted, are phrases whose words most entries hold.
+COMMON = "cuda out of memory error when training the model with gpu batch size in the config file".split()
+
+
+def hostile_queries() -> dict[str, str]:
+    """The worst single searches issue 11 probed with, each as long as a query may be (4,000 characters)."""
+    words = random.Random(7).choices(
+        [w for w in re.findall(r"[a-z]{3,}", (ROOT / "README.md").read_text().lower())], k=500)
+    frames = "".join(f"\tat org.apache.hive.service.cli.thrift.ThriftCLIService.call{i}(ThriftCLIService.java:{i})\n"
+                     for i in range(100))
+    log = ("org.apache.thrift.TApplicationException: Required field 'client_protocol' is unset!\n" + frames)[:4000]
+    queries = {"'a ' x 900": "a " * 900, "500 random words": " ".join(words)[:4000],
+               "400 quoted phrases": ('"cuda memory" ' * 200 + '"x y" ' * 200).strip(),
+               "16 common phrases": " ".join(f'"{a} {b}"' for a, b in itertools.pairwise(COMMON)),
+               "4,000-character Java log": log}
+    paths = {name: "/api/v1/search?" + urlencode({"q": q}) for name, q in queries.items()}
+    paths["1,000 nested parentheses, raw syntax"] = "/api/v1/search?" + urlencode(
+        {"q": "(" * 1000 + "cuda" + ")" * 1000, "syntax": "raw"})
+    return paths
 
 
 def _python_load(base: str, urls: Sequence[str], connections: int, seconds: float) -> tuple[list[float], int]:
@@ -149,12 +177,19 @@ def _wrk_load(wrk: str, base: str, urls: Sequence[str], connections: int, second
     return {"rps": requests / seconds, "p50": latency("50"), "p99": latency("99"), "errors": failed}
 
 
-def run(base: str, urls: Sequence[str], connections: int, seconds: float) -> dict[str, float]:
-    """Drive `connections` clients for `seconds` while another process polls /healthz; figures for both."""
+def run(base: str, urls: Sequence[str], connections: int, seconds: float,
+        beside: Sequence[str] = ()) -> dict[str, float]:
+    """Drive `connections` clients for `seconds` while another process polls /healthz (and one more sends
+    the `beside` requests one after another, when given); figures for all."""
     spawn = multiprocessing.get_context("spawn")
     receiving, sending = spawn.Pipe(duplex=False)
-    poller = spawn.Process(target=_poll_health, args=(base, seconds, 0.05, sending))
+    poller = spawn.Process(target=_poll, args=(base, ["/healthz"], seconds, 0.05, sending))
     poller.start()
+    if beside:
+        beside_receiving, beside_sending = spawn.Pipe(duplex=False)
+        # A query past the limits is refused with a 422 that says so: an answer, not a failure.
+        hammer = spawn.Process(target=_poll, args=(base, beside, seconds, 0.0, beside_sending, (200, 422)))
+        hammer.start()
     if wrk := shutil.which("wrk"):
         row = _wrk_load(wrk, base, urls, connections, seconds)
     else:
@@ -163,7 +198,26 @@ def run(base: str, urls: Sequence[str], connections: int, seconds: float) -> dic
                "p99": _percentile(latencies, 0.99), "errors": errors}
     health, health_failures = receiving.recv()
     poller.join()
-    return {**row, "errors": row["errors"] + health_failures, "health_p99": _percentile(health, 0.99)}
+    row = {**row, "errors": row["errors"] + health_failures, "health_p99": _percentile(health, 0.99)}
+    if beside:
+        times, failures = beside_receiving.recv()
+        hammer.join()
+        row.update(beside_count=len(times), beside_max=max(times, default=0.0), errors=row["errors"] + failures)
+    return row
+
+
+def one_at_a_time(base: str, paths: dict[str, str], rounds: int = 3) -> dict[str, tuple[float, int]]:
+    """Each path alone on an idle server: its slowest time over HTTP (ms) and its status."""
+    found = {}
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for name, path in paths.items():
+            times, status = [], 0
+            for _ in range(rounds):
+                started = time.perf_counter()
+                status = client.get(path).status_code
+                times.append((time.perf_counter() - started) * 1000)
+            found[name] = (max(times), status)
+    return found
 
 
 def main() -> int:
@@ -182,7 +236,21 @@ def main() -> int:
                     row = run(base, urls, connections, seconds)
                     print(f"{name:<8} {connections:>5} {row['rps']:>8.0f} {row['p50']:>8.1f} {row['p99']:>8.1f} "
                           f"{row['errors']:>7.0f} {row['health_p99']:>16.1f}")
+            _print_worst_searches(base, mixed, seconds)
     return 0
+
+
+def _print_worst_searches(base: str, mixed: Sequence[str], seconds: float) -> None:
+    """Each worst search alone, then mixed traffic with and without them sent one after another beside it."""
+    hostile = hostile_queries()
+    print("\nthe worst single searches, each alone (slowest of 3 over HTTP):")
+    for name, (ms, status) in one_at_a_time(base, hostile).items():
+        print(f"  {name:<38} {ms:8.1f} ms  HTTP {status}")
+    calm = run(base, mixed, 16, seconds)
+    rough = run(base, mixed, 16, seconds, beside=list(hostile.values()))
+    print(f"mixed traffic, 16 connections: p99 {calm['p99']:.1f} ms alone, {rough['p99']:.1f} ms with the worst "
+          f"searches beside it ({rough['p99'] / calm['p99']:.2f}x; {rough['beside_count']:.0f} sent, slowest "
+          f"{rough['beside_max']:.0f} ms); errors {calm['errors']:.0f} / {rough['errors']:.0f}")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,9 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")
 ISSUE_TEMPLATE = re.compile(
     r"^(?:\s*(?:\[[\w\s\-/]{1,24}\]|<title>|(?:bug|help request|feature request|question|usage|installation)"
     r"\s*[:：]))+\s*:?", re.IGNORECASE)
-SEARCH_BUDGET = 1.0  # seconds of scoring per request; past it a search returns what it found (`partial`)
+# Seconds of scoring per request; past it a search returns what it found (`partial`). The request's
+# budget is one second: the rest of it builds the page (snippets, rows, JSON).
+SEARCH_BUDGET = 0.9
 RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
 # Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
 COVERAGE_POWER = 1.5  # how strongly a missing query word demotes an entry
@@ -129,6 +131,11 @@ class Budget:
             self.exhausted = True
         results: Results = collector.results()
         return results
+
+    def late(self) -> bool:
+        """Whether the deadline has passed (and so the search is cut short)."""
+        self.exhausted = self.exhausted or time.monotonic() > self.deadline
+        return self.exhausted
 
     def top(self, scoring: TopK, query: Query, limit: int | None, filter_query: Query | None) -> Top:
         """`scoring.top`: the best `limit` entries and the total, from the terms scored before the budget ran out."""
@@ -215,10 +222,11 @@ def search_index(searcher: Searcher, text: str, lang: str | None, depth: int,
             context, text, phrase = text, signature, message
         fields = ERROR_FIELDS
     thesaurus = thesaurus or Thesaurus()
-    outcome = _run(searcher, text, lang, depth, thesaurus, document, fields, context, phrase)
+    budget = Budget()  # one for the request: the corrected search below spends what is left of it
+    outcome = _run(searcher, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
     suggestion = suggest(vocabulary, text) if vocabulary is not None and outcome.total < SUGGEST_BELOW else None
-    if suggestion:
-        corrected = _run(searcher, suggestion, lang, depth, thesaurus, document, fields)
+    if suggestion and not budget.exhausted:
+        corrected = _run(searcher, suggestion, lang, depth, thesaurus, budget, document, fields)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial)
     return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial)
@@ -346,8 +354,11 @@ def _clauses(searcher: Searcher, text: str, thesaurus: Thesaurus, fields: Fields
     """
     phrases: list[Query] = []
     quoted_terms: list[str] = []
+    seen: set[tuple[str, ...]] = set()
     for match in itertools.islice(QUOTED.finditer(text), MAX_PHRASES):
-        if words := _phrase_words(match.group(1) or match.group(2)):
+        words = _phrase_words(match.group(1) or match.group(2))
+        if words and tuple(words) not in seen:  # a phrase quoted twice asks for nothing more
+            seen.add(tuple(words))
             phrases.append(_phrase_query(words, fields))
             quoted_terms.extend(words)
     text = QUOTED.sub(" ", text, count=MAX_PHRASES)
@@ -403,7 +414,7 @@ def _idf(searcher: Searcher, text: str) -> float:
 
 
 def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
-         thesaurus: Thesaurus, document: str | None = None, fields: Fields = SEARCH_FIELDS,
+         thesaurus: Thesaurus, budget: Budget, document: str | None = None, fields: Fields = SEARCH_FIELDS,
          context: str = "", phrase: str = "") -> Outcome:
     """The best `depth` matches and the total: BM25F over any term, weighted by how much of the query it holds.
 
@@ -418,7 +429,6 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
     quoted = _phrase_words(phrase)
     message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in SEARCH_FIELDS]) if len(quoted) > 1 else None
-    budget = Budget()
     scoring = TopK(searcher, budget.deadline)
     if len(clauses) == 1 and not hints and message is None:
         hits = budget.top(scoring, clauses[0], depth, filter_query)
@@ -433,11 +443,11 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hits = budget.top(scoring, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
     weights = [_clause_weight(searcher, clause) for clause in clauses]
     held = _weight_held(scoring, clauses, weights, hits.docnums)
-    quoting = _candidate_scores(searcher, message, hits.docnums) if message is not None else {}
+    quoting = _candidate_scores(searcher, message, hits.docnums, budget) if message is not None else {}
     # A pasted error is written by a machine: an entry holding its words side by side quotes the same
     # message. (Readers' own questions are worded freely; rewarding word order there ranked worse.)
     pairs = _pairs_query(text) if context else None
-    nearby = _candidate_scores(searcher, pairs, hits.docnums) if pairs is not None else {}
+    nearby = _candidate_scores(searcher, pairs, hits.docnums, budget) if pairs is not None else {}
     # An entry quoting a distinctive message names the error even when it leaves out the type
     # (`Type is required` for `java.lang.IllegalArgumentException: Type is required.`).
     naming = set(quoting) if len(quoted) >= MIN_NAMING_WORDS and len(quoting) <= NAMING_MAX_ENTRIES else set()
@@ -454,7 +464,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
 
 
-def _pairs_query(signature: str) -> Query | None:
+def _pairs_query(signature: str) -> Or | None:
     """Each pair of adjacent words of an error's signature (quotes already masked) as a phrase, in any
     searched field (at most MAX_PAIRS)."""
     words = _phrase_words(signature)
@@ -464,21 +474,25 @@ def _pairs_query(signature: str) -> Query | None:
     return Or([Phrase(field, list(pair), boost=PAIR_WEIGHT) for pair in pairs for field in SEARCH_FIELDS])
 
 
-def _candidate_scores(searcher: Searcher, query: Query, docnums: list[int]) -> dict[int, float]:
+def _candidate_scores(searcher: Searcher, query: Or, docnums: list[int], budget: Budget) -> dict[int, float]:
     """`query`'s scores for the candidates only: a phrase's positions are read for them, not for every entry
-    holding its words (`is`, `not` are in most)."""
+    holding its words (`is`, `not` are in most). Its phrases are scored one by one (an `Or` sums them)
+    while the budget lasts: making a common phrase's matcher reads positions until its first match."""
     scores: dict[int, float] = {}
     wanted = sorted(docnums)
-    for leaf, offset in searcher.leaf_searchers():
-        matcher = query.matcher(leaf)
-        for docnum in wanted:
-            local = docnum - offset
-            if local < 0 or not matcher.is_active():
-                continue
-            if matcher.id() < local:
-                matcher.skip_to(local)
-            if matcher.is_active() and matcher.id() == local:
-                scores[docnum] = matcher.score()
+    for phrase in query.subqueries:
+        if budget.late():
+            break
+        for leaf, offset in searcher.leaf_searchers():
+            matcher = phrase.matcher(leaf)
+            for docnum in wanted:
+                local = docnum - offset
+                if local < 0 or not matcher.is_active():
+                    continue
+                if matcher.id() < local:
+                    matcher.skip_to(local)
+                if matcher.is_active() and matcher.id() == local:
+                    scores[docnum] = scores.get(docnum, 0.0) + matcher.score()
     return scores
 
 

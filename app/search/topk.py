@@ -271,6 +271,8 @@ class TopK:
     def _by_whoosh(self, query: Query) -> Scored:
         """Any other query (a phrase), matched and scored by Whoosh's own matcher, until the deadline."""
         result = self._nothing()
+        if self._late():  # a phrase's matcher finds its first match as it is made: 0.1 s for a common one
+            return result
         for leaf, offset in self.searcher.leaf_searchers():
             matcher = query.matcher(leaf)
             seen = 0

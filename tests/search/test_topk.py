@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 from whoosh import index as whoosh_index
-from whoosh.query import And, ConstantScoreQuery, Or, Query, Term
+from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Searcher
 
 from app.config import Settings
 from app.db import DataStore
+from app.search import query as query_module
 from app.search.analysis import query_terms
 from app.search.index import build_schema
-from app.search.query import SEARCH_FIELDS, Thesaurus, _clauses
+from app.search.query import SEARCH_FIELDS, Budget, Outcome, Thesaurus, _candidate_scores, _clauses, search_index
+from app.search.spelling import Vocabulary, count_words
 from app.search.topk import TopK
 
 QUERIES = ["CUDA out of memory", "显存 不足", "deepspeed 版本", "FSDP freeze layers", '"out of memory" error',
@@ -106,3 +108,49 @@ def test_a_searchers_arrays_go_with_it(tmp_path: Path) -> None:
     del searcher
     gc.collect()
     assert gone() is None  # nor its arrays: they are the value of its weak key
+
+
+def test_phrases_scored_for_candidates_sum_to_whooshs_union_and_stop_at_the_deadline(tmp_path: Path) -> None:
+    searcher = _index(tmp_path / "ix", [["cuda out of memory", "out of memory cuda", "cuda memory"],
+                                        ["memory out of cuda", "of memory out", "out of memory out of memory"]])
+    phrases = Or([Phrase(field, words, boost=boost) for field in SEARCH_FIELDS
+                  for words, boost in ((["out", "of"], 1.0), (["of", "memori"], 2.0), (["cuda", "memori"], 0.5))])
+    everyone = list(range(searcher.doc_count_all()))
+    union = dict(_exhaustive(searcher, phrases, None))
+    assert len(union) >= 4
+    assert _candidate_scores(searcher, phrases, everyone, Budget()) == pytest.approx(union, rel=1e-12)
+    assert _candidate_scores(searcher, phrases, everyone[:2], Budget()) == pytest.approx(
+        {d: s for d, s in union.items() if d < 2}, rel=1e-12)
+    late = Budget(seconds=-1.0)
+    assert _candidate_scores(searcher, phrases, everyone, late) == {} and late.exhausted
+
+
+def test_one_budget_serves_the_whole_request_spelling_correction_included(
+        searcher: Searcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    budgets: list[Budget] = []
+    real_run = query_module._run
+
+    def run(*args: object, **kwargs: object) -> Outcome:
+        budgets.append(next(a for a in args if isinstance(a, Budget)))
+        return real_run(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(query_module, "_run", run)
+    vocabulary = Vocabulary(count_words(["deepspeed deepspeed deepspeed zero"]))
+    outcome = search_index(searcher, "deepsped", None, 10, vocabulary=vocabulary)
+    assert outcome.suggestion == "deepspeed" and len(budgets) == 2 and budgets[0] is budgets[1]
+
+    budgets.clear()
+    monkeypatch.setattr(query_module, "SEARCH_BUDGET", -1.0)  # spent before it starts: no second search
+    outcome = search_index(searcher, "deepsped", None, 10, vocabulary=vocabulary)
+    assert len(budgets) == 1 and outcome.partial
+
+
+def test_a_phrase_reached_after_the_deadline_is_not_started_and_a_phrase_quoted_twice_counts_once(
+        searcher: Searcher) -> None:
+    phrase = Phrase("body", query_terms("out of memory"))
+    assert TopK(searcher).matches(phrase).any()
+    late = TopK(searcher, deadline=0.0)
+    assert not late.matches(phrase).any() and late.exhausted
+    once, _ = _clauses(searcher, '"out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
+    twice, _ = _clauses(searcher, '"out of memory" "out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
+    assert len(twice) == len(once) == 2
