@@ -12,6 +12,7 @@ by Whoosh's matchers and join the arrays.
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -73,6 +74,7 @@ class Postings:
         self._terms: OrderedDict[tuple[str, str], tuple[Ids, Weights]] = OrderedDict()
         self._held = 0
         self._entries: dict[int, tuple[str, str]] = {}
+        self._lock = threading.Lock()  # the searchers of one generation share these arrays
 
     def entry(self, searcher: Searcher, docnum: int) -> tuple[str, str]:
         """The id and language of entry `docnum` (a search reads up to 100; unpickling each cost 15 µs)."""
@@ -95,10 +97,11 @@ class Postings:
     def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Weights]:
         """The entry numbers holding a term in a field, ascending, and the term's weight in each."""
         key = (field, text)
-        cached = self._terms.get(key)
-        if cached is not None:
-            self._terms.move_to_end(key)
-            return cached
+        with self._lock:
+            cached = self._terms.get(key)
+            if cached is not None:
+                self._terms.move_to_end(key)
+                return cached
         parts: list[tuple[Ids, Weights]] = []
         for leaf, offset in searcher.leaf_searchers():
             reader = leaf.reader()
@@ -109,11 +112,13 @@ class Postings:
             found = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         else:
             found = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
-        self._terms[key] = found
-        self._held += len(found[0])
-        while self._held > CACHED_POSTINGS and len(self._terms) > 1:
-            _, (ids, _) = self._terms.popitem(last=False)
-            self._held -= len(ids)
+        with self._lock:
+            if key not in self._terms:  # another search may have read it meanwhile
+                self._terms[key] = found
+                self._held += len(found[0])
+            while self._held > CACHED_POSTINGS and len(self._terms) > 1:
+                _, (ids, _) = self._terms.popitem(last=False)
+                self._held -= len(ids)
         return found
 
 
@@ -156,11 +161,16 @@ _POSTINGS: weakref.WeakKeyDictionary[Searcher, Postings] = weakref.WeakKeyDictio
 
 
 def postings_of(searcher: Searcher) -> Postings:
-    """The arrays of a searcher's generation (one set per searcher, gone with it)."""
+    """The arrays of a searcher's generation (one set per searcher and those sharing it, gone with them)."""
     found = _POSTINGS.get(searcher)
     if found is None:
-        found = _POSTINGS[searcher] = Postings(searcher.doc_count_all())
+        found = _POSTINGS.setdefault(searcher, Postings(searcher.doc_count_all()))
     return found
+
+
+def share_postings(searcher: Searcher, other: Searcher) -> None:
+    """Let `other`, a searcher of the same generation, read and keep arrays with `searcher`."""
+    _POSTINGS[other] = postings_of(searcher)
 
 
 class TopK:
