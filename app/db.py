@@ -57,7 +57,7 @@ class Snapshot:
 
     generation: Generation
     engine: Engine
-    searcher: Searcher  # verified when opened; the first of the searchers searches take in turn
+    searcher: Searcher  # verified when opened; searches take it, or a second one, in turn (`searching`)
     cache: dict[Any, Any] = field(default_factory=dict)
     _kept_lock: threading.Lock = field(default_factory=threading.Lock)
     _searchers: threading.Condition = field(default_factory=threading.Condition)
@@ -211,7 +211,6 @@ class DataStore:
         self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
         self._server = not is_sqlite(settings.resolved_database_url)
-        self.local = not self._server
         self._pointer_engine: Engine | None = None
         self._poll_lock = threading.Lock()
         self._polled: tuple[float, str | None] | None = None  # (when, the generation the pointer row named)
@@ -328,6 +327,11 @@ class DataStore:
                           name)
             return snapshot
         raise NoDataError(f"the data is damaged ({problems[0]}); run `faq ingest` to rebuild it")
+
+    @property
+    def local(self) -> bool:
+        """Whether the data is a SQLite file beside the index (not a server database)."""
+        return not self._server
 
     def _stamp(self) -> object:
         """What changes when a new generation is published: the pointer file's identity, or the row's name."""

@@ -65,7 +65,7 @@ class Postings:
     """One generation's postings and field lengths as arrays, and the ids of the entries found, read on
     first use and kept.
 
-    It holds no reference to its searcher (which keys it, weakly): the arrays go with the searcher.
+    It holds no reference to its searchers (which key it, weakly): the arrays go with them.
     """
 
     def __init__(self, size: int) -> None:
