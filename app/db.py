@@ -41,7 +41,6 @@ from app.generations import (
 )
 from app.models import Entry
 from app.search.index import analysed_as_now, open_index
-from app.search.topk import share_postings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -57,39 +56,10 @@ class Snapshot:
 
     generation: Generation
     engine: Engine
-    searcher: Searcher  # verified when opened; searches take it, or a second one, in turn (`searching`)
+    searcher: Searcher
+    search_lock: threading.Lock = field(default_factory=threading.Lock)
     cache: dict[Any, Any] = field(default_factory=dict)
     _kept_lock: threading.Lock = field(default_factory=threading.Lock)
-    _searchers: threading.Condition = field(default_factory=threading.Condition)
-    _idle: list[Searcher] = field(default_factory=list)
-    _opened: list[Searcher] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._idle.append(self.searcher)
-        self._opened.append(self.searcher)
-
-    @contextmanager
-    def searching(self) -> Iterator[Searcher]:
-        """A searcher of this generation, to this search alone until it is done.
-
-        A Whoosh searcher reads its files through shared positions, so one serves one search at
-        a time; a second one, opened on first need, lets a search that runs to its time budget
-        (sixteen common phrases) leave the others a searcher of their own.
-        """
-        with self._searchers:
-            while not self._idle and len(self._opened) >= SEARCHERS_PER_GENERATION:
-                self._searchers.wait()
-            searcher = self._idle.pop() if self._idle else None
-            if searcher is None:
-                searcher = open_index(self.generation.index_dir).searcher()
-                share_postings(self.searcher, searcher)
-                self._opened.append(searcher)
-        try:
-            yield searcher
-        finally:
-            with self._searchers:
-                self._idle.append(searcher)
-                self._searchers.notify()
 
     def kept(self, kind: str, key: Hashable, limit: int, build: Callable[[], T],
              worth_keeping: Callable[[T], bool] = lambda _: True) -> T:
@@ -112,13 +82,11 @@ class Snapshot:
         return value
 
     def close(self) -> None:
-        """Release the searchers and the database connections."""
-        for searcher in self._opened:
-            searcher.close()
+        """Release the searcher and the database connections."""
+        self.searcher.close()
         self.engine.dispose()
 
 
-SEARCHERS_PER_GENERATION = 2  # more would only share the same two cores
 # Requests run in a pool of this many threads. A request's session is closed by FastAPI's
 # dependency clean-up, which itself waits for a thread: with a bounded pool, 128 requests
 # holding connections while waiting for a thread, and 32 threads waiting for a connection,

@@ -200,11 +200,12 @@ class Reader:
     def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
                      document: str | None, prefer: str | None, raw: bool) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
-        with self.snapshot.searching() as searcher:
+        with self.snapshot.search_lock:
             if raw:
-                outcome = search_raw(searcher, query, lang, depth, document)
+                outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
             else:
-                outcome = search_index(searcher, query, lang, depth, self.thesaurus(), document, self.vocabulary())
+                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.thesaurus(), document,
+                                       self.vocabulary())
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)

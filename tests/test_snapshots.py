@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import logging
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
 from sqlalchemy import event, text
 from sqlmodel import Session
 from whoosh.query import Every
-from whoosh.searching import Searcher
 
 from app.config import Settings
-from app.db import DataStore, Snapshot
+from app.db import DataStore
 from app.ingest.pipeline import run_ingest
 from app.queries import Reader
-from app.search.topk import postings_of
 from tests.conftest import CONTENT, settings_for
 
 
@@ -104,26 +101,3 @@ def test_an_index_from_an_older_analysis_is_served_with_a_warning_until_reindexe
         rebuilt.current()
     assert "faq reindex" not in caplog.text
     rebuilt.close()
-
-
-def test_a_long_search_leaves_the_others_a_searcher_of_their_own(tmp_path: Path) -> None:
-    _, store = _ingested(tmp_path)
-    snapshot = store.current()
-    with snapshot.searching() as long_search, snapshot.searching() as other:
-        assert long_search is not other  # the second search did not wait for the first
-        assert len(other.search(Every(), limit=None)) == len(long_search.search(Every(), limit=None)) > 0
-        assert postings_of(other) is postings_of(long_search)  # the arrays read are kept once
-
-        third: list[Searcher] = []
-        waiting = threading.Thread(target=lambda: third.extend(_searching_once(snapshot)))
-        waiting.start()
-        waiting.join(timeout=0.3)
-        assert waiting.is_alive() and not third  # two are open: the third search waits for one
-    waiting.join(timeout=10)
-    assert third and third[0] in (long_search, other)  # and is given one when a search is done
-    store.close()
-
-
-def _searching_once(snapshot: Snapshot) -> list[Searcher]:
-    with snapshot.searching() as searcher:
-        return [searcher]

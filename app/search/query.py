@@ -51,6 +51,10 @@ ISSUE_TEMPLATE = re.compile(
 # Seconds of scoring per request; past it a search returns what it found (`partial`). The request's
 # budget is one second: the rest of it builds the page (snippets, rows, JSON).
 SEARCH_BUDGET = 0.9
+# Of that, what phrases may take. A phrase of common words is matched position by position in
+# Python, and a search holds its generation's searcher while it scores: sixteen such phrases
+# held it for the whole budget while every other search waited (their p99 went 5x up at 100k).
+PHRASE_BUDGET = 0.2
 RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
 # Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
 COVERAGE_POWER = 1.5  # how strongly a missing query word demotes an entry
@@ -116,7 +120,9 @@ class Budget:
     """The scoring time one search request may spend; searches past it return what they have."""
 
     def __init__(self, seconds: float | None = None) -> None:
-        self.deadline = time.monotonic() + (SEARCH_BUDGET if seconds is None else seconds)
+        now = time.monotonic()
+        self.deadline = now + (SEARCH_BUDGET if seconds is None else seconds)
+        self.phrase_deadline = min(self.deadline, now + PHRASE_BUDGET)
         self.exhausted = False
 
     def search(self, searcher: Searcher, query: Query, limit: int | None, filter_query: Query | None) -> Results:
@@ -132,10 +138,11 @@ class Budget:
         results: Results = collector.results()
         return results
 
-    def late(self) -> bool:
-        """Whether the deadline has passed (and so the search is cut short)."""
-        self.exhausted = self.exhausted or time.monotonic() > self.deadline
-        return self.exhausted
+    def phrases_late(self) -> bool:
+        """Whether the phrases' share of the budget is spent (and so the search is cut short)."""
+        late = time.monotonic() > self.phrase_deadline
+        self.exhausted = self.exhausted or late
+        return late
 
     def top(self, scoring: TopK, query: Query, limit: int | None, filter_query: Query | None) -> Top:
         """`scoring.top`: the best `limit` entries and the total, from the terms scored before the budget ran out."""
@@ -429,7 +436,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
     quoted = _phrase_words(phrase)
     message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in SEARCH_FIELDS]) if len(quoted) > 1 else None
-    scoring = TopK(searcher, budget.deadline)
+    scoring = TopK(searcher, budget.deadline, budget.phrase_deadline)
     if len(clauses) == 1 and not hints and message is None:
         hits = budget.top(scoring, clauses[0], depth, filter_query)
         return Outcome(total=hits.total, matches=_matches(searcher, hits), terms=terms, partial=budget.exhausted)
@@ -481,7 +488,7 @@ def _candidate_scores(searcher: Searcher, query: Or, docnums: list[int], budget:
     scores: dict[int, float] = {}
     wanted = sorted(docnums)
     for phrase in query.subqueries:
-        if budget.late():
+        if budget.phrases_late():
             break
         for leaf, offset in searcher.leaf_searchers():
             matcher = phrase.matcher(leaf)

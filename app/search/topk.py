@@ -12,7 +12,6 @@ by Whoosh's matchers and join the arrays.
 
 from __future__ import annotations
 
-import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -65,7 +64,7 @@ class Postings:
     """One generation's postings and field lengths as arrays, and the ids of the entries found, read on
     first use and kept.
 
-    It holds no reference to its searchers (which key it, weakly): the arrays go with them.
+    It holds no reference to its searcher (which keys it, weakly): the arrays go with the searcher.
     """
 
     def __init__(self, size: int) -> None:
@@ -74,7 +73,6 @@ class Postings:
         self._terms: OrderedDict[tuple[str, str], tuple[Ids, Weights]] = OrderedDict()
         self._held = 0
         self._entries: dict[int, tuple[str, str]] = {}
-        self._lock = threading.Lock()  # the searchers of one generation share these arrays
 
     def entry(self, searcher: Searcher, docnum: int) -> tuple[str, str]:
         """The id and language of entry `docnum` (a search reads up to 100; unpickling each cost 15 µs)."""
@@ -97,11 +95,10 @@ class Postings:
     def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Weights]:
         """The entry numbers holding a term in a field, ascending, and the term's weight in each."""
         key = (field, text)
-        with self._lock:
-            cached = self._terms.get(key)
-            if cached is not None:
-                self._terms.move_to_end(key)
-                return cached
+        cached = self._terms.get(key)
+        if cached is not None:
+            self._terms.move_to_end(key)
+            return cached
         parts: list[tuple[Ids, Weights]] = []
         for leaf, offset in searcher.leaf_searchers():
             reader = leaf.reader()
@@ -112,13 +109,11 @@ class Postings:
             found = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
         else:
             found = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
-        with self._lock:
-            if key not in self._terms:  # another search may have read it meanwhile
-                self._terms[key] = found
-                self._held += len(found[0])
-            while self._held > CACHED_POSTINGS and len(self._terms) > 1:
-                _, (ids, _) = self._terms.popitem(last=False)
-                self._held -= len(ids)
+        self._terms[key] = found
+        self._held += len(found[0])
+        while self._held > CACHED_POSTINGS and len(self._terms) > 1:
+            _, (ids, _) = self._terms.popitem(last=False)
+            self._held -= len(ids)
         return found
 
 
@@ -161,16 +156,11 @@ _POSTINGS: weakref.WeakKeyDictionary[Searcher, Postings] = weakref.WeakKeyDictio
 
 
 def postings_of(searcher: Searcher) -> Postings:
-    """The arrays of a searcher's generation (one set per searcher and those sharing it, gone with them)."""
+    """The arrays of a searcher's generation (one set per searcher, gone with it)."""
     found = _POSTINGS.get(searcher)
     if found is None:
-        found = _POSTINGS.setdefault(searcher, Postings(searcher.doc_count_all()))
+        found = _POSTINGS[searcher] = Postings(searcher.doc_count_all())
     return found
-
-
-def share_postings(searcher: Searcher, other: Searcher) -> None:
-    """Let `other`, a searcher of the same generation, read and keep arrays with `searcher`."""
-    _POSTINGS[other] = postings_of(searcher)
 
 
 class TopK:
@@ -181,10 +171,12 @@ class TopK:
     must not hold 64 arrays the size of the index.
     """
 
-    def __init__(self, searcher: Searcher, deadline: float = float("inf")) -> None:
+    def __init__(self, searcher: Searcher, deadline: float = float("inf"),
+                 phrase_deadline: float = float("inf")) -> None:
         self.searcher = searcher
         self.postings = postings_of(searcher)
         self.deadline = deadline  # time.monotonic(); terms reached after it match nothing
+        self.phrase_deadline = min(deadline, phrase_deadline)  # and phrases reached after this one
         self.exhausted = False
         self._kept: dict[int, tuple[Query, Ids, Floats]] = {}
 
@@ -248,8 +240,12 @@ class TopK:
 
     def _late(self) -> bool:
         """Whether the deadline has passed (and so the search is cut short)."""
-        self.exhausted = self.exhausted or time.monotonic() > self.deadline
-        return self.exhausted
+        return self._past(self.deadline)
+
+    def _past(self, deadline: float) -> bool:
+        late = time.monotonic() > deadline
+        self.exhausted = self.exhausted or late
+        return late
 
     def _nothing(self) -> Scored:
         size = self.postings.size
@@ -279,9 +275,9 @@ class TopK:
         return result
 
     def _by_whoosh(self, query: Query) -> Scored:
-        """Any other query (a phrase), matched and scored by Whoosh's own matcher, until the deadline."""
+        """Any other query (a phrase), matched and scored by Whoosh's own matcher, until the phrases' deadline."""
         result = self._nothing()
-        if self._late():  # a phrase's matcher finds its first match as it is made: 0.1 s for a common one
+        if self._phrases_late():  # a phrase's matcher finds its first match as it is made: 0.1 s for a common one
             return result
         for leaf, offset in self.searcher.leaf_searchers():
             matcher = query.matcher(leaf)
@@ -292,6 +288,10 @@ class TopK:
                 result.scores[docnum] = matcher.score()
                 matcher.next()
                 seen += 1
-                if seen % CLOCK_EVERY == 0 and self._late():
+                if seen % CLOCK_EVERY == 0 and self._phrases_late():
                     return result
         return result
+
+    def _phrases_late(self) -> bool:
+        """Whether the phrases' deadline has passed (the words go on until theirs)."""
+        return self._past(self.phrase_deadline)

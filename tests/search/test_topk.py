@@ -151,6 +151,10 @@ def test_a_phrase_reached_after_the_deadline_is_not_started_and_a_phrase_quoted_
     assert TopK(searcher).matches(phrase).any()
     late = TopK(searcher, deadline=0.0)
     assert not late.matches(phrase).any() and late.exhausted
+    # Phrases have a share of the budget of their own: past it they stop, the words go on.
+    phrases_spent = TopK(searcher, phrase_deadline=0.0)
+    assert not phrases_spent.matches(phrase).any() and phrases_spent.exhausted
+    assert phrases_spent.matches(Term("body", "cuda")).any()
     once, _ = _clauses(searcher, '"out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
     twice, _ = _clauses(searcher, '"out of memory" "out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
     assert len(twice) == len(once) == 2
