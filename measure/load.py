@@ -10,8 +10,8 @@ With `wrk` installed (`apt-get install wrk`) it drives the connections: a load g
 leaves the server the CPU a Python client would take. Without it, an httpx client does. The
 `/healthz` poller runs in a process of its own either way: in the load's own event loop its
 times were the client's queue, not the server's.
-Last, the worst single searches (4,000 characters of `a `, random words, quoted phrases, a
-Java log; 1,000 nested parentheses in raw syntax) are timed alone, then sent one after
+Last, the worst single searches (4,000 characters of `a `, random words, repeated and common
+quoted phrases, a Java log; 1,000 nested parentheses in raw syntax) are timed alone, then sent one after
 another beside mixed traffic at 16 connections, whose p99 is printed with and without them.
 """
 
@@ -181,29 +181,37 @@ def run(base: str, urls: Sequence[str], connections: int, seconds: float,
         beside: Sequence[str] = ()) -> dict[str, float]:
     """Drive `connections` clients for `seconds` while another process polls /healthz (and one more sends
     the `beside` requests one after another, when given); figures for all."""
-    spawn = multiprocessing.get_context("spawn")
-    receiving, sending = spawn.Pipe(duplex=False)
-    poller = spawn.Process(target=_poll, args=(base, ["/healthz"], seconds, 0.05, sending))
-    poller.start()
-    if beside:
-        beside_receiving, beside_sending = spawn.Pipe(duplex=False)
-        # A query past the limits is refused with a 422 that says so: an answer, not a failure.
-        hammer = spawn.Process(target=_poll, args=(base, beside, seconds, 0.0, beside_sending, (200, 422)))
-        hammer.start()
+    health_poll = _polling(base, ["/healthz"], seconds, 0.05)
+    # A query past the limits is refused with a 422 that says so: an answer, not a failure.
+    beside_poll = _polling(base, beside, seconds, 0.0, (200, 422)) if beside else None
     if wrk := shutil.which("wrk"):
         row = _wrk_load(wrk, base, urls, connections, seconds)
     else:
         latencies, errors = _python_load(base, urls, connections, seconds)
         row = {"rps": len(latencies) / seconds, "p50": statistics.median(latencies) if latencies else 0.0,
                "p99": _percentile(latencies, 0.99), "errors": errors}
-    health, health_failures = receiving.recv()
-    poller.join()
+    health, health_failures = health_poll()
     row = {**row, "errors": row["errors"] + health_failures, "health_p99": _percentile(health, 0.99)}
-    if beside:
-        times, failures = beside_receiving.recv()
-        hammer.join()
+    if beside_poll is not None:
+        times, failures = beside_poll()
         row.update(beside_count=len(times), beside_max=max(times, default=0.0), errors=row["errors"] + failures)
     return row
+
+
+def _polling(base: str, paths: Sequence[str], seconds: float, pause: float,
+             answers: tuple[int, ...] = (200,)) -> Callable[[], tuple[list[float], int]]:
+    """Start `_poll` in a process of its own; the function returned waits for its times and failures."""
+    spawn = multiprocessing.get_context("spawn")
+    receiving, sending = spawn.Pipe(duplex=False)
+    process = spawn.Process(target=_poll, args=(base, paths, seconds, pause, sending, answers))
+    process.start()
+
+    def finished() -> tuple[list[float], int]:
+        times, failures = receiving.recv()
+        process.join()
+        return times, failures
+
+    return finished
 
 
 def one_at_a_time(base: str, paths: dict[str, str], rounds: int = 3) -> dict[str, tuple[float, int]]:

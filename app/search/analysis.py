@@ -263,6 +263,11 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
             word = match.group()
             if word in wanted or stem(word) in wanted:
                 found.append(match.span())
+    return merged_spans(found, offsets)
+
+
+def merged_spans(found: Iterable[tuple[int, int]], offsets: Sequence[int]) -> list[tuple[int, int]]:
+    """Spans found in the normalised text as spans of the source text, in order, touching ones merged."""
     spans: list[tuple[int, int]] = []
     for start, end in sorted(found):
         src_start, src_end = offsets[start], offsets[end - 1] + 1

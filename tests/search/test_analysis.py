@@ -11,6 +11,7 @@ from app.search.analysis import (
     BilingualTokenizer,
     analyse,
     identifier_words,
+    merged_spans,
     normalise,
     query_terms,
     stem,
@@ -121,14 +122,7 @@ def _spans_by_tokenizing(text: str, terms: list[str]) -> list[tuple[int, int]]:
                              if match.group().startswith(term, i))
         elif match.group() in wanted or stem(match.group()) in wanted:
             found.append((start, end))
-    spans: list[tuple[int, int]] = []
-    for start, end in sorted(found):
-        src_start, src_end = offsets[start], offsets[end - 1] + 1
-        if spans and src_start <= spans[-1][1]:
-            spans[-1] = (spans[-1][0], max(spans[-1][1], src_end))
-        else:
-            spans.append((src_start, src_end))
-    return spans
+    return merged_spans(found, offsets)
 
 
 TRICKY = "aAbcCdgin.-_/+ 0129我们显存不足報錯ＯＯＭﬁß\n"
