@@ -51,9 +51,10 @@ ISSUE_TEMPLATE = re.compile(
 # Seconds of scoring per request; past it a search returns what it found (`partial`). The request's
 # budget is one second: the rest of it builds the page (snippets, rows, JSON).
 SEARCH_BUDGET = 0.9
-# Of that, what phrases may take. A phrase of common words is matched position by position in
-# Python, and a search holds its generation's searcher while it scores: sixteen such phrases
-# held it for the whole budget while every other search waited (their p99 went 5x up at 100k).
+# Of that, what phrases may spend, counted from the first phrase (reading a common word's postings
+# on a cold server must not use up their share). A phrase of common words is matched position by
+# position in Python, and a search holds its generation's searcher while it scores: sixteen such
+# phrases held it for the whole budget while every other search waited (their p99 went 5x up at 100k).
 PHRASE_BUDGET = 0.2
 RERANK_DEPTH = 100  # BM25F candidates reordered by how much of the query they hold
 # Tuned together on eval/queries-real.tsv with `faq eval --compare` (flat around these values).
@@ -120,9 +121,7 @@ class Budget:
     """The scoring time one search request may spend; searches past it return what they have."""
 
     def __init__(self, seconds: float | None = None) -> None:
-        now = time.monotonic()
-        self.deadline = now + (SEARCH_BUDGET if seconds is None else seconds)
-        self.phrase_deadline = min(self.deadline, now + PHRASE_BUDGET)
+        self.deadline = time.monotonic() + (SEARCH_BUDGET if seconds is None else seconds)
         self.exhausted = False
 
     def search(self, searcher: Searcher, query: Query, limit: int | None, filter_query: Query | None) -> Results:
@@ -137,12 +136,6 @@ class Budget:
             self.exhausted = True
         results: Results = collector.results()
         return results
-
-    def phrases_late(self) -> bool:
-        """Whether the phrases' share of the budget is spent (and so the search is cut short)."""
-        late = time.monotonic() > self.phrase_deadline
-        self.exhausted = self.exhausted or late
-        return late
 
     def top(self, scoring: TopK, query: Query, limit: int | None, filter_query: Query | None) -> Top:
         """`scoring.top`: the best `limit` entries and the total, from the terms scored before the budget ran out."""
@@ -436,7 +429,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hints = [_term_query(t, fields, CONTEXT_WEIGHT) for t in query_terms(context)[:MAX_QUERY_TERMS] if t not in known]
     quoted = _phrase_words(phrase)
     message = Or([Phrase(field, quoted, boost=MESSAGE_WEIGHT) for field in SEARCH_FIELDS]) if len(quoted) > 1 else None
-    scoring = TopK(searcher, budget.deadline, budget.phrase_deadline)
+    scoring = TopK(searcher, budget.deadline, PHRASE_BUDGET)
     if len(clauses) == 1 and not hints and message is None:
         hits = budget.top(scoring, clauses[0], depth, filter_query)
         return Outcome(total=hits.total, matches=_matches(searcher, hits), terms=terms, partial=budget.exhausted)
@@ -450,11 +443,11 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
     hits = budget.top(scoring, Or(clauses + hints), max(depth, RERANK_DEPTH), filter_query)
     weights = [_clause_weight(searcher, clause) for clause in clauses]
     held = _weight_held(scoring, clauses, weights, hits.docnums)
-    quoting = _candidate_scores(searcher, message, hits.docnums, budget) if message is not None else {}
+    quoting = _candidate_scores(searcher, message, hits.docnums, scoring) if message is not None else {}
     # A pasted error is written by a machine: an entry holding its words side by side quotes the same
     # message. (Readers' own questions are worded freely; rewarding word order there ranked worse.)
     pairs = _pairs_query(text) if context else None
-    nearby = _candidate_scores(searcher, pairs, hits.docnums, budget) if pairs is not None else {}
+    nearby = _candidate_scores(searcher, pairs, hits.docnums, scoring) if pairs is not None else {}
     # An entry quoting a distinctive message names the error even when it leaves out the type
     # (`Type is required` for `java.lang.IllegalArgumentException: Type is required.`).
     naming = set(quoting) if len(quoted) >= MIN_NAMING_WORDS and len(quoting) <= NAMING_MAX_ENTRIES else set()
@@ -468,7 +461,7 @@ def _run(searcher: Searcher, text: str, lang: str | None, depth: int,
                      for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
                     key=lambda pair: -pair[0])
     matches = [_match(searcher, hits.docnums[rank], score) for score, rank in scored[:depth]]
-    return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted)
+    return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted or scoring.exhausted)
 
 
 def _pairs_query(signature: str) -> Or | None:
@@ -481,14 +474,15 @@ def _pairs_query(signature: str) -> Or | None:
     return Or([Phrase(field, list(pair), boost=PAIR_WEIGHT) for pair in pairs for field in SEARCH_FIELDS])
 
 
-def _candidate_scores(searcher: Searcher, query: Or, docnums: list[int], budget: Budget) -> dict[int, float]:
+def _candidate_scores(searcher: Searcher, query: Or, docnums: list[int], scoring: TopK) -> dict[int, float]:
     """`query`'s scores for the candidates only: a phrase's positions are read for them, not for every entry
     holding its words (`is`, `not` are in most). Its phrases are scored one by one (an `Or` sums them)
-    while the budget lasts: making a common phrase's matcher reads positions until its first match."""
+    while the phrases' share of the budget lasts: making a common phrase's matcher reads positions until its
+    first match."""
     scores: dict[int, float] = {}
     wanted = sorted(docnums)
     for phrase in query.subqueries:
-        if budget.phrases_late():
+        if scoring.phrases_late():
             break
         for leaf, offset in searcher.leaf_searchers():
             matcher = phrase.matcher(leaf)

@@ -172,11 +172,12 @@ class TopK:
     """
 
     def __init__(self, searcher: Searcher, deadline: float = float("inf"),
-                 phrase_deadline: float = float("inf")) -> None:
+                 phrase_seconds: float = float("inf")) -> None:
         self.searcher = searcher
         self.postings = postings_of(searcher)
         self.deadline = deadline  # time.monotonic(); terms reached after it match nothing
-        self.phrase_deadline = min(deadline, phrase_deadline)  # and phrases reached after this one
+        self.phrase_seconds = phrase_seconds  # what phrases may spend, from the first one on
+        self._phrase_deadline: float | None = None
         self.exhausted = False
         self._kept: dict[int, tuple[Query, Ids, Floats]] = {}
 
@@ -243,7 +244,7 @@ class TopK:
         return self._past(self.deadline)
 
     def _past(self, deadline: float) -> bool:
-        late = time.monotonic() > deadline
+        late = time.monotonic() >= deadline
         self.exhausted = self.exhausted or late
         return late
 
@@ -277,7 +278,7 @@ class TopK:
     def _by_whoosh(self, query: Query) -> Scored:
         """Any other query (a phrase), matched and scored by Whoosh's own matcher, until the phrases' deadline."""
         result = self._nothing()
-        if self._phrases_late():  # a phrase's matcher finds its first match as it is made: 0.1 s for a common one
+        if self.phrases_late():  # a phrase's matcher finds its first match as it is made: 0.1 s for a common one
             return result
         for leaf, offset in self.searcher.leaf_searchers():
             matcher = query.matcher(leaf)
@@ -288,10 +289,12 @@ class TopK:
                 result.scores[docnum] = matcher.score()
                 matcher.next()
                 seen += 1
-                if seen % CLOCK_EVERY == 0 and self._phrases_late():
+                if seen % CLOCK_EVERY == 0 and self.phrases_late():
                     return result
         return result
 
-    def _phrases_late(self) -> bool:
-        """Whether the phrases' deadline has passed (the words go on until theirs)."""
-        return self._past(self.phrase_deadline)
+    def phrases_late(self) -> bool:
+        """Whether the phrases' share is spent (the words go on until their deadline); the first call starts it."""
+        if self._phrase_deadline is None:
+            self._phrase_deadline = min(self.deadline, time.monotonic() + self.phrase_seconds)
+        return self._past(self._phrase_deadline)

@@ -118,10 +118,10 @@ def test_phrases_scored_for_candidates_sum_to_whooshs_union_and_stop_at_the_dead
     everyone = list(range(searcher.doc_count_all()))
     union = dict(_exhaustive(searcher, phrases, None))
     assert len(union) >= 4
-    assert _candidate_scores(searcher, phrases, everyone, Budget()) == pytest.approx(union, rel=1e-12)
-    assert _candidate_scores(searcher, phrases, everyone[:2], Budget()) == pytest.approx(
+    assert _candidate_scores(searcher, phrases, everyone, TopK(searcher)) == pytest.approx(union, rel=1e-12)
+    assert _candidate_scores(searcher, phrases, everyone[:2], TopK(searcher)) == pytest.approx(
         {d: s for d, s in union.items() if d < 2}, rel=1e-12)
-    late = Budget(seconds=-1.0)
+    late = TopK(searcher, deadline=0.0)
     assert _candidate_scores(searcher, phrases, everyone, late) == {} and late.exhausted
 
 
@@ -152,7 +152,7 @@ def test_a_phrase_reached_after_the_deadline_is_not_started_and_a_phrase_quoted_
     late = TopK(searcher, deadline=0.0)
     assert not late.matches(phrase).any() and late.exhausted
     # Phrases have a share of the budget of their own: past it they stop, the words go on.
-    phrases_spent = TopK(searcher, phrase_deadline=0.0)
+    phrases_spent = TopK(searcher, phrase_seconds=0.0)
     assert not phrases_spent.matches(phrase).any() and phrases_spent.exhausted
     assert phrases_spent.matches(Term("body", "cuda")).any()
     once, _ = _clauses(searcher, '"out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
