@@ -303,7 +303,7 @@ def _identifier_query(term: str, fields: Fields, searcher: Searcher, words: Sequ
     options = [whole]
     for part in segments:
         for form in dict.fromkeys((part, stem(part))):
-            if max(searcher.doc_frequency(field, form) for field in fields) <= limit:
+            if max(_frequency(searcher, field, form) for field in fields) <= limit:
                 options.append(_term_query(form, fields, weight * SEGMENT_WEIGHT))
     words = [word for word in dict.fromkeys(words) if len(word) >= 3 and word.isalpha() and word != term]
     if words and _unknown(searcher, term, fields):  # `onSelect` → select: short words say little alone
@@ -312,7 +312,11 @@ def _identifier_query(term: str, fields: Fields, searcher: Searcher, words: Sequ
 
 
 def _unknown(searcher: Searcher, term: str, fields: Fields) -> bool:
-    return not any(searcher.doc_frequency(field, term) for field in fields)
+    return not any(_frequency(searcher, field, term) for field in fields)
+
+
+def _frequency(searcher: Searcher, field: str, text: str) -> int:
+    return postings_of(searcher).frequency(searcher, field, text)
 
 
 def _known_prefix(searcher: Searcher, term: str, fields: Fields) -> list[str]:
@@ -394,7 +398,7 @@ def _too_common(searcher: Searcher, terms: Sequence[str], fields: Fields) -> boo
     `模型 ~ model` in a portal about models would score most entries at a fraction of a weight.
     """
     limit: float = max(EQUIVALENT_MAX_SHARE * searcher.doc_count(), EQUIVALENT_MIN_LIMIT)
-    rarest: int = min(max(searcher.doc_frequency(field, t) for field in fields) for t in terms)
+    rarest: int = min(max(_frequency(searcher, field, t) for field in fields) for t in terms)
     return rarest > limit
 
 

@@ -31,9 +31,10 @@ Ids = npt.NDArray[np.int32]
 Weights = npt.NDArray[np.float32]  # as stored: Whoosh keeps weights as 32-bit floats
 Floats = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
-# Postings kept in memory per generation and process (8 bytes each): the frequent terms of
-# vague queries are read once (about 0.1 s per 100k postings) instead of on every search.
+# Postings kept in memory per generation and process (12 bytes each: entry number and score): the
+# frequent terms of vague queries are read and scored once (about 0.1 s per 100k postings), not per search.
 CACHED_POSTINGS = 4_000_000
+CACHED_FREQUENCIES = 200_000  # terms whose entry count is kept (about 150 bytes each)
 CLOCK_EVERY = 256  # matches scored by Whoosh between two looks at the clock
 # What `query.Budget` has always added to every filtered entry's score: Whoosh's
 # ConstantScoreQuery(filter, 0.0) scores 1.0 (a weight of 0.0 is falsy and reads as the default).
@@ -70,7 +71,8 @@ class Postings:
     def __init__(self, size: int) -> None:
         self.size = size
         self._lengths: dict[str, Floats] = {}
-        self._terms: OrderedDict[tuple[str, str], tuple[Ids, Weights]] = OrderedDict()
+        self._terms: OrderedDict[tuple[str, str], tuple[Ids, Floats]] = OrderedDict()
+        self._frequencies: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._held = 0
         self._entries: dict[int, tuple[str, str]] = {}
 
@@ -92,8 +94,23 @@ class Postings:
             self._lengths[field] = found
         return found
 
-    def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Weights]:
-        """The entry numbers holding a term in a field, ascending, and the term's weight in each."""
+    def frequency(self, searcher: Searcher, field: str, text: str) -> int:
+        """How many entries hold a term in a field (Whoosh looks it up in its hash table on every call)."""
+        key = (field, text)
+        found = self._frequencies.get(key)
+        if found is None:
+            found = self._frequencies[key] = searcher.doc_frequency(field, text)
+            if len(self._frequencies) > CACHED_FREQUENCIES:  # a stream of random words must not grow it for ever
+                self._frequencies.popitem(last=False)
+        else:
+            self._frequencies.move_to_end(key)
+        return found
+
+    def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Floats]:
+        """The entry numbers holding a term in a field, ascending, and the term's score in each before boosts.
+
+        BM25F for a scorable field (whoosh.scoring.bm25 on every posting at once), else the stored weight.
+        """
         key = (field, text)
         cached = self._terms.get(key)
         if cached is not None:
@@ -106,15 +123,30 @@ class Postings:
                 ids, weights = _read_postings(reader.postings(field, text))
                 parts.append((ids + offset, weights))
         if parts:
-            found = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+            ids = np.concatenate([p[0] for p in parts])
+            found = (ids, self._bm25(searcher, field, text, ids, np.concatenate([p[1] for p in parts])))
         else:
-            found = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
+            found = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64))
         self._terms[key] = found
         self._held += len(found[0])
         while self._held > CACHED_POSTINGS and len(self._terms) > 1:
             _, (ids, _) = self._terms.popitem(last=False)
             self._held -= len(ids)
         return found
+
+    def _bm25(self, searcher: Searcher, field: str, text: str, ids: Ids, stored: Weights) -> Floats:
+        weights = stored.astype(np.float64)
+        if not searcher.schema[field].scorable:
+            return weights  # Whoosh's WeightScorer: the weight is the score
+        model: BM25F = searcher.weighting
+        b = model._field_B.get(field, model.B)
+        k1 = model.K1
+        idf = searcher.idf(field, text)
+        average = searcher.avg_field_length(field) or 1
+        lengths = self.lengths(searcher, field)[ids]
+        # The same operations in the same order as whoosh.scoring.bm25, so the floats are equal.
+        scores: Floats = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / average)))
+        return scores
 
 
 def _read_postings(matcher: object) -> tuple[Ids, Weights]:
@@ -253,25 +285,13 @@ class TopK:
         return Scored(np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.float64))
 
     def _term(self, term: Term) -> Scored:
-        """BM25F for one term in one field: whoosh.scoring.bm25, on every posting at once."""
+        """BM25F for one term in one field (see `Postings.term`), times the term's boost."""
         field, text = term.fieldname, term.text
         result = self._nothing()
         if field not in self.searcher.schema:
             return result
-        ids, stored = self.postings.term(self.searcher, field, text)
-        weights = stored.astype(np.float64)
+        ids, scores = self.postings.term(self.searcher, field, text)
         result.matched[ids] = True
-        if not self.searcher.schema[field].scorable:
-            result.scores[ids] = weights * term.boost  # Whoosh's WeightScorer: the weight is the score
-            return result
-        model: BM25F = self.searcher.weighting
-        b = model._field_B.get(field, model.B)
-        k1 = model.K1
-        idf = self.searcher.idf(field, text)
-        average = self.searcher.avg_field_length(field) or 1
-        lengths = self.postings.lengths(self.searcher, field)[ids]
-        # The same operations in the same order as whoosh.scoring.bm25, so the floats are equal.
-        scores = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / average)))
         result.scores[ids] = scores * term.boost if term.boost != 1.0 else scores
         return result
 

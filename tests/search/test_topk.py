@@ -13,11 +13,12 @@ from whoosh.searching import Searcher
 from app.config import Settings
 from app.db import DataStore
 from app.search import query as query_module
+from app.search import topk as topk_module
 from app.search.analysis import query_terms
 from app.search.index import build_schema
 from app.search.query import SEARCH_FIELDS, Budget, Outcome, Thesaurus, _candidate_scores, _clauses, search_index
 from app.search.spelling import Vocabulary, count_words
-from app.search.topk import TopK
+from app.search.topk import TopK, postings_of
 
 QUERIES = ["CUDA out of memory", "显存 不足", "deepspeed 版本", "FSDP freeze layers", '"out of memory" error',
            "PYTORCH_CUDA_ALLOC_CONF", "how to install", "模型 训练 数据", "error"]
@@ -158,3 +159,21 @@ def test_a_phrase_reached_after_the_deadline_is_not_started_and_a_phrase_quoted_
     once, _ = _clauses(searcher, '"out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
     twice, _ = _clauses(searcher, '"out of memory" "out of memory" cuda', Thesaurus(), SEARCH_FIELDS)
     assert len(twice) == len(once) == 2
+
+
+def test_entry_counts_are_whooshs_read_once_and_a_stream_of_new_words_cannot_grow_them_for_ever(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    searcher = _index(tmp_path / "ix", [["cuda memory error", "cuda error"], ["cuda", "memory"]])
+    postings = postings_of(searcher)
+    for word in ("cuda", "error", "memory", "absent"):
+        assert postings.frequency(searcher, "title", word) == searcher.doc_frequency("title", word)
+    lookups: list[str] = []
+    monkeypatch.setattr(searcher, "doc_frequency", lambda _field, text: lookups.append(text) or 0)
+    assert postings.frequency(searcher, "title", "cuda") == 3  # kept: Whoosh is not asked again
+    assert lookups == []
+    monkeypatch.setattr(topk_module, "CACHED_FREQUENCIES", 10)
+    for n in range(100):
+        postings.frequency(searcher, "title", f"word{n}")
+    assert len(postings._frequencies) == 10
+    assert postings.frequency(searcher, "title", "word99") == 0 and lookups[-1] == "word99"  # the newest stay
+    assert postings.frequency(searcher, "title", "cuda") == 0  # the oldest went: asked again
