@@ -40,6 +40,9 @@ CLOCK_EVERY = 256  # matches scored by Whoosh between two looks at the clock
 # ConstantScoreQuery(filter, 0.0) scores 1.0 (a weight of 0.0 is falsy and reads as the default).
 # Kept, because it weighs in the coverage rerank of searches filtered by language or document.
 FILTER_SCORE = 1.0
+NO_POSTINGS: tuple[Ids, Floats] = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64))
+for _empty in NO_POSTINGS:
+    _empty.setflags(write=False)  # shared by every unknown term
 # Whoosh stores a field's length in one byte, approximately; the scorer reads it back through this table.
 LENGTH_OF_BYTE = np.array([byte_to_length(b) for b in range(256)], dtype=np.float64)
 
@@ -122,11 +125,10 @@ class Postings:
             if (field, text) in reader:
                 ids, weights = _read_postings(reader.postings(field, text))
                 parts.append((ids + offset, weights))
-        if parts:
-            ids = np.concatenate([p[0] for p in parts])
-            found = (ids, self._bm25(searcher, field, text, ids, np.concatenate([p[1] for p in parts])))
-        else:
-            found = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float64))
+        if not parts:  # not kept: a stream of made-up words would grow the cache without end
+            return NO_POSTINGS
+        ids = np.concatenate([p[0] for p in parts])
+        found = (ids, self._bm25(searcher, field, text, ids, np.concatenate([p[1] for p in parts])))
         self._terms[key] = found
         self._held += len(found[0])
         while self._held > CACHED_POSTINGS and len(self._terms) > 1:
@@ -135,6 +137,7 @@ class Postings:
         return found
 
     def _bm25(self, searcher: Searcher, field: str, text: str, ids: Ids, stored: Weights) -> Floats:
+        """The term's score in each entry holding it (`ids`), from its stored weights, before boosts."""
         weights = stored.astype(np.float64)
         if not searcher.schema[field].scorable:
             return weights  # Whoosh's WeightScorer: the weight is the score

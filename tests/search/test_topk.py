@@ -177,3 +177,11 @@ def test_entry_counts_are_whooshs_read_once_and_a_stream_of_new_words_cannot_gro
     assert len(postings._frequencies) == 10
     assert postings.frequency(searcher, "title", "word99") == 0 and lookups[-1] == "word99"  # the newest stay
     assert postings.frequency(searcher, "title", "cuda") == 0  # the oldest went: asked again
+
+
+def test_made_up_words_are_not_kept(tmp_path: Path) -> None:
+    searcher = _index(tmp_path / "ix", [["cuda memory error", "cuda error"]])
+    scoring = TopK(searcher)
+    for n in range(50):
+        assert scoring.top(Or([Term("title", f"made{n}up"), Term("title", "cuda")]), 10).total == 2
+    assert list(postings_of(searcher)._terms) == [("title", "cuda")]
