@@ -243,27 +243,38 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     The query's analysis without its positions: words as stems or whole identifiers, and a
     Chinese term wherever its bigram occurs.
     """
-    wanted = set(terms)
+    wanted, lone_characters, chinese, words = _highlighting(tuple(terms))
     norm, offsets = normalise(text)
     found: list[tuple[int, int]] = []
-    for term in wanted:
-        if not HAN.fullmatch(term):
-            continue
-        if len(term) == 1:  # a lone character (我) only where it stands alone, as in the index
-            found.extend(match.span() for match in re.finditer(f"(?<!{HAN_CHAR}){term}(?!{HAN_CHAR})", norm))
-            continue
+    for pattern in lone_characters:
+        found.extend(match.span() for match in pattern.finditer(norm))
+    for term in chinese:
         at = norm.find(term)
         while at >= 0:
             found.append((at, at + len(term)))
             at = norm.find(term, at + 1)
-    # Only a word whose first letter starts some term can match one (the stemmer rewrites endings, not
-    # beginnings), so the scan yields just those, delimited as the tokenizer delimits them.
-    if starts := "".join(sorted({t[0] for t in wanted if t[0] in WORD_CHARACTERS})):
-        for match in _words_starting_with(starts).finditer(norm):
+    if words is not None:
+        for match in words.finditer(norm):
             word = match.group()
             if word in wanted or stem(word) in wanted:
                 found.append(match.span())
     return merged_spans(found, offsets)
+
+
+Highlighting = tuple[frozenset[str], list[re.Pattern[str]], list[str], re.Pattern[str] | None]
+
+
+@lru_cache(maxsize=256)  # a search highlights the same terms in each of its hits' titles and snippets
+def _highlighting(terms: tuple[str, ...]) -> Highlighting:
+    """How to find a query's terms: the terms, lone Chinese characters, longer Chinese terms, and other words."""
+    wanted = frozenset(terms)
+    chinese = [term for term in wanted if HAN.fullmatch(term)]
+    # A lone character (我) only where it stands alone, as in the index.
+    lone = [re.compile(f"(?<!{HAN_CHAR}){term}(?!{HAN_CHAR})") for term in chinese if len(term) == 1]
+    # Only a word whose first letter starts some term can match one (the stemmer rewrites endings, not
+    # beginnings), so the scan yields just those, delimited as the tokenizer delimits them.
+    starts = "".join(sorted({t[0] for t in wanted if t[0] in WORD_CHARACTERS}))
+    return wanted, lone, [term for term in chinese if len(term) > 1], _words_starting_with(starts) if starts else None
 
 
 def merged_spans(found: Iterable[tuple[int, int]], offsets: Sequence[int]) -> list[tuple[int, int]]:
@@ -278,7 +289,6 @@ def merged_spans(found: Iterable[tuple[int, int]], offsets: Sequence[int]) -> li
     return spans
 
 
-@lru_cache(maxsize=1024)
 def _words_starting_with(starts: str) -> re.Pattern[str]:
     """TOKEN_PATTERN's words that begin with one of `starts`: a word begins where no word goes on."""
     return re.compile(rf"(?<![a-z0-9])(?<![a-z0-9]{WORD_SEPARATOR})[{starts}][a-z0-9]*(?:{WORD_SEPARATOR}[a-z0-9]+)*")
