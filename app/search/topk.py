@@ -34,7 +34,7 @@ Mask = npt.NDArray[np.bool_]
 # Postings kept in memory per generation and process (12 bytes each: entry number and score): the
 # frequent terms of vague queries are read and scored once (about 0.1 s per 100k postings), not per search.
 CACHED_POSTINGS = 4_000_000
-CACHED_FREQUENCIES = 200_000  # terms whose entry count is kept (about 150 bytes each)
+CACHED_FREQUENCIES = 100_000  # terms whose entry count is kept (about 250 bytes each)
 CLOCK_EVERY = 256  # matches scored by Whoosh between two looks at the clock
 # What `query.Budget` has always added to every filtered entry's score: Whoosh's
 # ConstantScoreQuery(filter, 0.0) scores 1.0 (a weight of 0.0 is falsy and reads as the default).
