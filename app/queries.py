@@ -50,8 +50,9 @@ GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cu
 # Only what a hit shows: the entry's markdown and HTML are most of its row. Built once, on the table's
 # columns: an ORM statement built per search spent more in compiling and caching than SQLite in running it.
 _ENTRY_COLUMNS = inspect(Entry).local_table.c
-HITS = select_columns(*(_ENTRY_COLUMNS[name] for name in ("id", "title", "lang", "document_id", "section", "body_text"))
-                      ).where(_ENTRY_COLUMNS.id.in_(bindparam("ids", expanding=True)))
+_HIT_COLUMNS = ("id", "title", "lang", "document_id", "section", "body_text")
+HITS = (select_columns(*(_ENTRY_COLUMNS[name] for name in _HIT_COLUMNS))
+        .where(_ENTRY_COLUMNS.id.in_(bindparam("ids", expanding=True))))
 # Read once per generation and kept, the most read first to stay: entries are small; a
 # document holds its whole text, so fewer of them.
 ENTRIES_KEPT = 2048

@@ -100,7 +100,7 @@ class ChunkedPostingPool(PostingPool):  # type: ignore[misc]
     """Whoosh's pool of postings, its sorted runs pickled a chunk at a time instead of a posting at a time.
 
     Past 10k entries the postings no longer fit in the pool, and every one of them is written to a
-    run and read back: one pickle call each was a sixth of the whole ingest.
+    run and merged back: a sixth of the whole ingest, most of it one pickle call per posting.
     """
 
     def _write_run(self, f: BinaryIO, items: Iterable[Posting]) -> None:
