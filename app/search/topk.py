@@ -119,14 +119,16 @@ class Postings:
         if cached is not None:
             self._terms.move_to_end(key)
             return cached
+        if not self.frequency(searcher, field, text):
+            # Only its count is kept (bounded): empty postings kept for every made-up word of a stream
+            # of them would grow without end.
+            return NO_POSTINGS
         parts: list[tuple[Ids, Weights]] = []
         for leaf, offset in searcher.leaf_searchers():
             reader = leaf.reader()
             if (field, text) in reader:
                 ids, weights = _read_postings(reader.postings(field, text))
                 parts.append((ids + offset, weights))
-        if not parts:  # not kept: a stream of made-up words would grow the cache without end
-            return NO_POSTINGS
         ids = np.concatenate([p[0] for p in parts])
         found = (ids, self._bm25(searcher, field, text, ids, np.concatenate([p[1] for p in parts])))
         self._terms[key] = found

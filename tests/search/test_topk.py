@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from whoosh import index as whoosh_index
 from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
+from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
 from app.config import Settings
@@ -179,9 +180,21 @@ def test_entry_counts_are_whooshs_read_once_and_a_stream_of_new_words_cannot_gro
     assert postings.frequency(searcher, "title", "cuda") == 0  # the oldest went: asked again
 
 
-def test_made_up_words_are_not_kept(tmp_path: Path) -> None:
+def test_made_up_words_keep_only_their_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     searcher = _index(tmp_path / "ix", [["cuda memory error", "cuda error"]])
-    scoring = TopK(searcher)
-    for n in range(50):
-        assert scoring.top(Or([Term("title", f"made{n}up"), Term("title", "cuda")]), 10).total == 2
+    queries = [Or([Term("title", f"made{n}up"), Term("title", "cuda")]) for n in range(50)]
+    for query in queries:
+        assert TopK(searcher).top(query, 10).total == 2
     assert list(postings_of(searcher)._terms) == [("title", "cuda")]
+    lookups: list[object] = []
+    holds = SegmentReader.__contains__
+
+    def looked_up(reader: SegmentReader, term: object) -> bool:
+        lookups.append(term)
+        return bool(holds(reader, term))
+
+    monkeypatch.setattr(SegmentReader, "__contains__", looked_up)
+    monkeypatch.setattr(searcher, "doc_frequency", lambda _field, text: lookups.append(text) or 0)
+    for query in queries:  # the same words again: known to be unknown, so the index is not asked
+        assert TopK(searcher).top(query, 10).total == 2
+    assert lookups == []
