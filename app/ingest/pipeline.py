@@ -117,7 +117,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
 
 
 def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
-    """Every row of the new generation; the documents read are let go on return, before storing."""
+    """Every row of the new generation; the documents read are let go as their rows are built."""
     documents = read_documents(folder, report, progress)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
@@ -318,9 +318,16 @@ def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
 
 
 def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport) -> Batch:
+    """The rows of the new generation; `documents` is emptied as their rows are built.
+
+    A document read holds its parsed entries and segmentation beside the text its rows share:
+    let go one by one, their memory serves the rows that follow, instead of adding to the peak.
+    """
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
-    for doc in documents:
+    documents.reverse()  # popped from the end, in reading order
+    while documents:
+        doc = documents.pop()
         context = LinkContext(document_path=doc.source.relative_path, document_urls=urls)
         ends = [e.line for e in doc.entries[1:]] + [len(doc.markdown)] if doc.entries else []
         rows = zip(doc.entries, doc.entry_ids, doc.entry_langs, ends, strict=True)

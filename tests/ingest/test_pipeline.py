@@ -164,3 +164,20 @@ def test_default_database_path_names_the_current_generation(tmp_path: Path) -> N
     run_ingest(settings, progress=False)
     link = settings.data_dir / "faq.db"
     assert link.is_symlink() and link.resolve().parent.name == current_name(settings)
+
+
+def test_documents_read_are_let_go_as_their_rows_are_built() -> None:
+    import gc
+    import weakref
+
+    from app.ingest.links import read_link_rules
+    from app.ingest.pipeline import IngestReport, _build_batch, link_documents, read_documents
+
+    report = IngestReport()
+    documents = read_documents(CONTENT, report)
+    refs = [weakref.ref(d) for d in documents]
+    ids = [d.id for d in documents]
+    batch = _build_batch(documents, link_documents(documents, [], read_link_rules(CONTENT)[0]), report)
+    gc.collect()
+    assert [d.id for d in batch.documents] == ids  # in reading order
+    assert documents == [] and all(ref() is None for ref in refs)
