@@ -129,8 +129,8 @@ def _engine(target: Generation) -> Engine:
 
 def _open_verified(target: Generation) -> Snapshot:
     """Open a generation and check that its database and index agree, or raise."""
-    if target.schema is None and not (target.directory / "faq.db").is_file():
-        raise FileNotFoundError(f"no database at {target.directory / 'faq.db'}")
+    if target.schema is None and not target.database_file.is_file():
+        raise FileNotFoundError(f"no database at {target.database_file}")
     engine = _engine(target)
     try:
         searcher = open_index(target.index_dir).searcher()

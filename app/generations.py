@@ -30,6 +30,7 @@ from app.config import Settings
 log = logging.getLogger(__name__)
 
 POINTER_NAME = "CURRENT"
+DATABASE_FILE = "faq.db"  # a generation's SQLite file, in its folder
 KEEP_GENERATIONS = 3
 COMPLETE_MARKER = "COMPLETE"  # written once a generation is built and verified
 BUILDER_MARKER = "BUILDING"  # the pid of the ingest building it
@@ -48,6 +49,11 @@ class Generation:
     index_dir: Path
     schema: str | None = None  # on a server database, the schema holding its rows
 
+    @property
+    def database_file(self) -> Path:
+        """Where the generation's SQLite file is (or would be, on a server database)."""
+        return self.directory / DATABASE_FILE
+
 
 def is_sqlite(url: str) -> bool:
     """True for SQLite URLs (one file per generation); others share one database."""
@@ -64,7 +70,7 @@ def generation(settings: Settings, name: str) -> Generation:
     directory = settings.data_dir / "generations" / name
     url = settings.resolved_database_url
     if is_sqlite(url):
-        return Generation(name=name, directory=directory, database_url=f"sqlite:///{directory / 'faq.db'}",
+        return Generation(name=name, directory=directory, database_url=f"sqlite:///{directory / DATABASE_FILE}",
                           index_dir=directory / "index")
     return Generation(name=name, directory=directory, database_url=url, index_dir=directory / "index",
                       schema=schema_name(name))
@@ -226,7 +232,7 @@ def _link_configured_database(settings: Settings, new: Generation) -> None:
         return  # a real file someone put there: leave it alone
     temporary = link.with_name(f".{link.name}.{os.getpid()}")
     temporary.unlink(missing_ok=True)
-    temporary.symlink_to(os.path.relpath(new.directory / "faq.db", link.parent))
+    temporary.symlink_to(os.path.relpath(new.database_file, link.parent))
     os.replace(temporary, link)
 
 

@@ -109,7 +109,7 @@ def _in_process_ms(data: Path, queries: list[str]) -> list[float]:
                 Reader(snapshot=snapshot, session=session, cache_size=0).search(query, None, 10, 0)
                 latencies.append((time.perf_counter() - t0) * 1000)
     finally:
-        snapshot.close()
+        store.close()
     return latencies[1:]
 
 
@@ -120,7 +120,7 @@ def _sizes(data: Path, label: str) -> tuple[str, str, str]:
     if name is None:
         raise RuntimeError(f"no generation was published in {data}")
     current = generation(settings, name)
-    database = (current.directory / "faq.db").stat().st_size / 1e6
+    database = current.database_file.stat().st_size / 1e6
     index = sum(f.stat().st_size for f in current.index_dir.iterdir()) / 1e6
     return f"data {label}: database / index (MB)", f"{database:.0f} / {index:.0f}", ""
 

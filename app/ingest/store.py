@@ -129,7 +129,7 @@ def migrate_database(settings: Settings) -> str:
     if is_sqlite(url):
         if name is None:
             return f"no data yet in {settings.data_dir}: `faq ingest` creates the database at revision {head}"
-        database = generation(settings, name).directory / "faq.db"
+        database = generation(settings, name).database_file
         if not database.is_file():
             raise FileNotFoundError(f"the current generation has no database ({database}); run `faq ingest`")
         engine = create_engine(f"sqlite:///{database}")
@@ -187,7 +187,7 @@ def reindex_generation(settings: Settings) -> tuple[Generation, int]:
 
     def copy(engine: Engine, target: Generation) -> int:
         if source.schema is None:
-            _copy_sqlite(source.directory / "faq.db", target.directory / "faq.db")
+            _copy_sqlite(source.database_file, target.database_file)
         else:
             migrate(engine, target.schema)
             _copy_schema(engine, source, target)

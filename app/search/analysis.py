@@ -33,7 +33,8 @@ HAN_CHAR = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 HAN_RUN = HAN_CHAR + "+"
 WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 WORD_SEPARATOR = r"[._\-/+]"  # inside an identifier: torch.cuda, flash-attn, a/b
-WORD_RUN = rf"[a-z0-9]+(?:{WORD_SEPARATOR}[a-z0-9]+)*"
+WORD_TAIL = rf"[a-z0-9]*(?:{WORD_SEPARATOR}[a-z0-9]+)*"  # what follows a word's first character
+WORD_RUN = rf"[a-z0-9]{WORD_TAIL}"
 HAN = re.compile(HAN_RUN)
 ENGLISH = EnglishStemmer()
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
@@ -243,30 +244,35 @@ def term_spans(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     The query's analysis without its positions: words as stems or whole identifiers, and a
     Chinese term wherever its bigram occurs.
     """
-    wanted, lone_characters, chinese, words = _highlighting(tuple(terms))
+    found_by = _highlighting(tuple(terms))
     norm, offsets = normalise(text)
     found: list[tuple[int, int]] = []
-    for pattern in lone_characters:
+    for pattern in found_by.lone_characters:
         found.extend(match.span() for match in pattern.finditer(norm))
-    for term in chinese:
+    for term in found_by.chinese:
         at = norm.find(term)
         while at >= 0:
             found.append((at, at + len(term)))
             at = norm.find(term, at + 1)
-    if words is not None:
-        for match in words.finditer(norm):
+    if found_by.words is not None:
+        for match in found_by.words.finditer(norm):
             word = match.group()
-            if word in wanted or stem(word) in wanted:
+            if word in found_by.wanted or stem(word) in found_by.wanted:
                 found.append(match.span())
     return merged_spans(found, offsets)
 
 
-Highlighting = tuple[frozenset[str], list[re.Pattern[str]], list[str], re.Pattern[str] | None]
+class Highlighting(NamedTuple):
+    """How to find a query's terms in a text."""
+
+    wanted: frozenset[str]  # every term
+    lone_characters: list[re.Pattern[str]]  # a one-character Chinese term, where it stands alone
+    chinese: list[str]  # longer Chinese terms, wherever they occur
+    words: re.Pattern[str] | None  # the words that may be (or stem to) one of the other terms
 
 
 @lru_cache(maxsize=256)  # a search highlights the same terms in each of its hits' titles and snippets
 def _highlighting(terms: tuple[str, ...]) -> Highlighting:
-    """How to find a query's terms: the terms, lone Chinese characters, longer Chinese terms, and other words."""
     wanted = frozenset(terms)
     chinese = [term for term in wanted if HAN.fullmatch(term)]
     # A lone character (我) only where it stands alone, as in the index.
@@ -274,7 +280,8 @@ def _highlighting(terms: tuple[str, ...]) -> Highlighting:
     # Only a word whose first letter starts some term can match one (the stemmer rewrites endings, not
     # beginnings), so the scan yields just those, delimited as the tokenizer delimits them.
     starts = "".join(sorted({t[0] for t in wanted if t[0] in WORD_CHARACTERS}))
-    return wanted, lone, [term for term in chinese if len(term) > 1], _words_starting_with(starts) if starts else None
+    words = _words_starting_with(starts) if starts else None
+    return Highlighting(wanted, lone, [term for term in chinese if len(term) > 1], words)
 
 
 def merged_spans(found: Iterable[tuple[int, int]], offsets: Sequence[int]) -> list[tuple[int, int]]:
@@ -291,7 +298,7 @@ def merged_spans(found: Iterable[tuple[int, int]], offsets: Sequence[int]) -> li
 
 def _words_starting_with(starts: str) -> re.Pattern[str]:
     """TOKEN_PATTERN's words that begin with one of `starts`: a word begins where no word goes on."""
-    return re.compile(rf"(?<![a-z0-9])(?<![a-z0-9]{WORD_SEPARATOR})[{starts}][a-z0-9]*(?:{WORD_SEPARATOR}[a-z0-9]+)*")
+    return re.compile(rf"(?<![a-z0-9])(?<![a-z0-9]{WORD_SEPARATOR})[{starts}]{WORD_TAIL}")
 
 
 class BilingualTokenizer(Tokenizer):  # type: ignore[misc]
