@@ -10,6 +10,7 @@ and keeps serving the old generation until it is ready.
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import threading
@@ -39,8 +40,10 @@ from app.generations import (
     pointer_path,
     read_pointer,
 )
-from app.models import Entry
-from app.search.index import analysed_as_now, open_index
+from app.models import Entry, Meta
+from app.search.clauses import Thesaurus
+from app.search.engine import SearchEngine
+from app.search.index import analysed_as_now
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -56,8 +59,7 @@ class Snapshot:
 
     generation: Generation
     engine: Engine
-    searcher: Searcher
-    search_lock: threading.Lock = field(default_factory=threading.Lock)
+    search: SearchEngine
     cache: dict[Any, Any] = field(default_factory=dict)
     _kept_lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -82,8 +84,8 @@ class Snapshot:
         return value
 
     def close(self) -> None:
-        """Release the searcher and the database connections."""
-        self.searcher.close()
+        """Release the search engine and the database connections."""
+        self.search.close()
         self.engine.dispose()
 
 
@@ -133,23 +135,32 @@ def _open_verified(target: Generation) -> Snapshot:
         raise FileNotFoundError(f"no database at {target.database_file}")
     engine = _engine(target)
     try:
-        searcher = open_index(target.index_dir).searcher()
+        with Session(engine) as session:
+            stored = session.exec(select(func.count()).select_from(Entry)).one()
+            thesaurus = Thesaurus.of(_stored_groups(session, "glossary"), _stored_groups(session, "lexicon"))
+        search = SearchEngine(target.index_dir, thesaurus)
         try:
-            with Session(engine) as session:
-                stored = session.exec(select(func.count()).select_from(Entry)).one()
-            if searcher.doc_count() != stored:
-                raise ValueError(f"the index holds {searcher.doc_count()} entries, the database {stored}")
-            _touch(searcher)
+            if search.doc_count != stored:
+                raise ValueError(f"the index holds {search.doc_count} entries, the database {stored}")
+            _touch(search.lexical.searcher)
+            search.warm()
             if not analysed_as_now(target.index_dir):
                 log.warning("the search index of generation %s was built by an older version and misses words "
                             "today's queries look for; run `faq reindex` to rebuild it", target.name)
         except BaseException:
-            searcher.close()
+            search.close()
             raise
     except BaseException:
         engine.dispose()
         raise
-    return Snapshot(generation=target, engine=engine, searcher=searcher)
+    return Snapshot(generation=target, engine=engine, search=search)
+
+
+def _stored_groups(session: Session, key: str) -> list[list[str]]:
+    """The equivalence groups stored with a generation under `key` (the glossary, the mined lexicon)."""
+    row = session.get(Meta, key)
+    groups: list[list[str]] = json.loads(row.value) if row is not None else []
+    return groups
 
 
 def _build_local_index(settings: Settings, name: str) -> None:

@@ -25,24 +25,14 @@ from app.models import (
     EntryLink,
     EntryRef,
     Health,
-    Meta,
     SearchDocument,
     SearchHit,
     SearchPage,
 )
 from app.querylog import QueryLog
 from app.search.analysis import normalise_text
-from app.search.query import (
-    EQUIVALENT_WEIGHT,
-    LEXICON_WEIGHT,
-    Match,
-    Thesaurus,
-    make_snippet,
-    mark_terms,
-    search_index,
-    search_raw,
-)
-from app.search.spelling import Vocabulary
+from app.search.highlight import make_snippet, mark_terms
+from app.search.ranking import Match
 
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
@@ -206,12 +196,7 @@ class Reader:
     def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
                      document: str | None, prefer: str | None, raw: bool) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
-        with self.snapshot.search_lock:
-            if raw:
-                outcome = search_raw(self.snapshot.searcher, query, lang, depth, document)
-            else:
-                outcome = search_index(self.snapshot.searcher, query, lang, depth, self.thesaurus(), document,
-                                       self.vocabulary())
+        outcome = self.snapshot.search.search(query, lang, depth, document, raw)
         grouped, total = outcome.matches, outcome.total
         if not lang:
             grouped, merged = self._group_translations(outcome.matches, prefer)
@@ -284,20 +269,6 @@ class Reader:
             return {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
 
         return self.snapshot.kept("document_labels", None, 1, read)
-
-    def vocabulary(self) -> Vocabulary:
-        """The generation's words, for spelling corrections (read once per generation)."""
-        return self.snapshot.kept("vocabulary", None, 1, lambda: Vocabulary.load(self.snapshot.generation.index_dir))
-
-    def thesaurus(self) -> Thesaurus:
-        """The editor's glossary over the lexicons stored with this generation (built once per generation)."""
-        return self.snapshot.kept("thesaurus", None, 1, lambda: Thesaurus((
-            (self._stored_groups("glossary"), EQUIVALENT_WEIGHT), (self._stored_groups("lexicon"), LEXICON_WEIGHT))))
-
-    def _stored_groups(self, key: str) -> list[list[str]]:
-        row = self.session.get(Meta, key)
-        groups: list[list[str]] = json.loads(row.value) if row is not None else []
-        return groups
 
     # ------------------------------------------------------------ browser integration
 

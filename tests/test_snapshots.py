@@ -32,7 +32,7 @@ def test_a_replaced_snapshot_stays_readable_for_requests_in_flight(tmp_path: Pat
     in_flight = store.current()  # a request that started before the new generation
     run_ingest(settings, progress=False)
     assert store.current().generation.name != in_flight.generation.name  # the store switched
-    assert len(in_flight.searcher.search(Every(), limit=None)) > 0  # its searcher is still open
+    assert len(in_flight.search.lexical.searcher.search(Every(), limit=None)) > 0  # its searcher is still open
     with in_flight.engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM entry")).scalar_one() > 0
     store.close()
@@ -91,7 +91,7 @@ def test_an_index_from_an_older_analysis_is_served_with_a_warning_until_reindexe
     store.close()
     stale = DataStore(settings)
     with caplog.at_level(logging.WARNING, logger="app.db"):
-        assert stale.current().searcher.doc_count() > 0  # still served
+        assert stale.current().search.doc_count > 0  # still served
     assert "run `faq reindex`" in caplog.text
     stale.close()
     caplog.clear()

@@ -59,6 +59,11 @@ ZH_STOP_WORDS = frozenset("""
 ZH_STOP_CHARACTERS = frozenset("吗呢吧啊呀么的了和与或及在是我你他她它请用有")
 
 
+def warm_up_analysis() -> None:
+    """Load jieba's dictionary now (about a second, once per process), not inside a reader's first search."""
+    jieba.initialize()
+
+
 class Term(NamedTuple):
     """One indexed or queried term with its position and source character span."""
 

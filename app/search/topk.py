@@ -3,7 +3,7 @@
 Whoosh scores one posting at a time in Python; a vague query at 100k entries touches tens of
 thousands of entries and spends almost all its time there. Here each term's postings are read
 once per generation into arrays (entry numbers, weights) and scored together, the queries
-that `query.py` builds (terms under AND and OR) are combined as arrays, and only the best
+that `clauses.py` builds (terms under AND and OR) are combined as arrays, and only the best
 `limit` entries are sorted. Scores are Whoosh's own (same formula, same field-length
 approximation, same boosts), and ties keep Whoosh's order (lower entry number first), so
 the ranking is the one the exhaustive search gives. Other query kinds (phrases) are scored
@@ -13,7 +13,6 @@ by Whoosh's matchers and join the arrays.
 from __future__ import annotations
 
 import time
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -64,52 +63,50 @@ class Top:
     scores: list[float]
 
 
-class Postings:
-    """One generation's postings and field lengths as arrays, and the ids of the entries found, read on
-    first use and kept.
+class LexicalIndex:
+    """One generation's index searcher, with its postings and field lengths as arrays and the ids of the
+    entries found, read on first use and kept (a searcher and its arrays live and go together)."""
 
-    It holds no reference to its searcher (which keys it, weakly): the arrays go with the searcher.
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, searcher: Searcher) -> None:
+        self.searcher = searcher
+        self.size = searcher.doc_count_all()
         self._lengths: dict[str, Floats] = {}
         self._terms: OrderedDict[tuple[str, str], tuple[Ids, Floats]] = OrderedDict()
         self._frequencies: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._held = 0
         self._entries: dict[int, tuple[str, str]] = {}
 
-    def entry(self, searcher: Searcher, docnum: int) -> tuple[str, str]:
+    def entry(self, docnum: int) -> tuple[str, str]:
         """The id and language of entry `docnum` (a search reads up to 100; unpickling each cost 15 µs)."""
         found = self._entries.get(docnum)
         if found is None:
-            stored = searcher.stored_fields(docnum)
+            stored = self.searcher.stored_fields(docnum)
             found = self._entries[docnum] = (stored["id"], stored["lang"])
         return found
 
-    def lengths(self, searcher: Searcher, field: str) -> Floats:
+    def lengths(self, field: str) -> Floats:
         """Every entry's length of `field`, as Whoosh's scorer sees it (stored as one byte, approximate)."""
         found = self._lengths.get(field)
         if found is None:
             found = np.zeros(self.size, dtype=np.float64)
-            for leaf, offset in searcher.leaf_searchers():
+            for leaf, offset in self.searcher.leaf_searchers():
                 found[offset:offset + leaf.doc_count_all()] = _field_lengths(leaf.reader(), field)
             self._lengths[field] = found
         return found
 
-    def frequency(self, searcher: Searcher, field: str, text: str) -> int:
+    def frequency(self, field: str, text: str) -> int:
         """How many entries hold a term in a field (Whoosh looks it up in its hash table on every call)."""
         key = (field, text)
         found = self._frequencies.get(key)
         if found is None:
-            found = self._frequencies[key] = searcher.doc_frequency(field, text)
+            found = self._frequencies[key] = self.searcher.doc_frequency(field, text)
             if len(self._frequencies) > CACHED_FREQUENCIES:  # a stream of random words must not grow it for ever
                 self._frequencies.popitem(last=False)
         else:
             self._frequencies.move_to_end(key)
         return found
 
-    def term(self, searcher: Searcher, field: str, text: str) -> tuple[Ids, Floats]:
+    def term(self, field: str, text: str) -> tuple[Ids, Floats]:
         """The entry numbers holding a term in a field, ascending, and the term's score in each before boosts.
 
         BM25F for a scorable field (whoosh.scoring.bm25 on every posting at once), else the stored weight.
@@ -119,18 +116,18 @@ class Postings:
         if cached is not None:
             self._terms.move_to_end(key)
             return cached
-        if not self.frequency(searcher, field, text):
+        if not self.frequency(field, text):
             # Only its count is kept (bounded): empty postings kept for every made-up word of a stream
             # of them would grow without end.
             return NO_POSTINGS
         parts: list[tuple[Ids, Weights]] = []
-        for leaf, offset in searcher.leaf_searchers():
+        for leaf, offset in self.searcher.leaf_searchers():
             reader = leaf.reader()
             if (field, text) in reader:
                 ids, weights = _read_postings(reader.postings(field, text))
                 parts.append((ids + offset, weights))
         ids = np.concatenate([p[0] for p in parts])
-        found = (ids, self._bm25(searcher, field, text, ids, np.concatenate([p[1] for p in parts])))
+        found = (ids, self._bm25(field, text, ids, np.concatenate([p[1] for p in parts])))
         self._terms[key] = found
         self._held += len(found[0])
         while self._held > CACHED_POSTINGS and len(self._terms) > 1:
@@ -138,8 +135,9 @@ class Postings:
             self._held -= len(ids)
         return found
 
-    def _bm25(self, searcher: Searcher, field: str, text: str, ids: Ids, stored: Weights) -> Floats:
+    def _bm25(self, field: str, text: str, ids: Ids, stored: Weights) -> Floats:
         """The term's score in each entry holding it (`ids`), from its stored weights, before boosts."""
+        searcher = self.searcher
         weights = stored.astype(np.float64)
         if not searcher.schema[field].scorable:
             return weights  # Whoosh's WeightScorer: the weight is the score
@@ -148,7 +146,7 @@ class Postings:
         k1 = model.K1
         idf = searcher.idf(field, text)
         average = searcher.avg_field_length(field) or 1
-        lengths = self.lengths(searcher, field)[ids]
+        lengths = self.lengths(field)[ids]
         # The same operations in the same order as whoosh.scoring.bm25, so the floats are equal.
         scores: Floats = idf * ((weights * (k1 + 1)) / (weights + k1 * ((1 - b) + b * lengths / average)))
         return scores
@@ -189,17 +187,6 @@ def _field_lengths(reader: IndexReader, field: str) -> Floats:
     return np.array([reader.doc_field_length(docnum, field, 0) or 0 for docnum in range(count)], dtype=np.float64)
 
 
-_POSTINGS: weakref.WeakKeyDictionary[Searcher, Postings] = weakref.WeakKeyDictionary()
-
-
-def postings_of(searcher: Searcher) -> Postings:
-    """The arrays of a searcher's generation (one set per searcher, gone with it)."""
-    found = _POSTINGS.get(searcher)
-    if found is None:
-        found = _POSTINGS[searcher] = Postings(searcher.doc_count_all())
-    return found
-
-
 class TopK:
     """Scores the queries of one search request; subqueries used twice (AND, then OR) are scored once.
 
@@ -208,10 +195,10 @@ class TopK:
     must not hold 64 arrays the size of the index.
     """
 
-    def __init__(self, searcher: Searcher, deadline: float = float("inf"),
+    def __init__(self, index: LexicalIndex, deadline: float = float("inf"),
                  phrase_seconds: float = float("inf")) -> None:
-        self.searcher = searcher
-        self.postings = postings_of(searcher)
+        self.searcher = index.searcher
+        self.index = index
         self.deadline = deadline  # time.monotonic(); terms reached after it match nothing
         self.phrase_seconds = phrase_seconds  # what phrases may spend, from the first one on
         self._phrase_deadline: float | None = None
@@ -286,7 +273,7 @@ class TopK:
         return late
 
     def _nothing(self) -> Scored:
-        size = self.postings.size
+        size = self.index.size
         return Scored(np.zeros(size, dtype=np.bool_), np.zeros(size, dtype=np.float64))
 
     def _term(self, term: Term) -> Scored:
@@ -295,7 +282,7 @@ class TopK:
         result = self._nothing()
         if field not in self.searcher.schema:
             return result
-        ids, scores = self.postings.term(self.searcher, field, text)
+        ids, scores = self.index.term(field, text)
         result.matched[ids] = True
         result.scores[ids] = scores * term.boost if term.boost != 1.0 else scores
         return result

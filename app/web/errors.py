@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import NoDataError
 from app.queries import NotFound
-from app.search.query import QueryTooComplex
+from app.search.ranking import QueryTooComplex
 from app.web.strings import interface_context
 
 log = logging.getLogger(__name__)

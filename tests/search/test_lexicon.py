@@ -10,7 +10,8 @@ from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.lexicon import mine_lexicon
 from app.ingest.pipeline import run_ingest
 from app.search.analysis import query_terms
-from app.search.query import ISSUE_TEMPLATE, Thesaurus
+from app.search.clauses import Thesaurus
+from app.search.ranking import ISSUE_TEMPLATE
 from app.web.inprocess import InProcessClient
 from tests.conftest import settings_for
 
@@ -104,7 +105,7 @@ def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_s
 
 
 def test_an_equivalent_found_in_most_entries_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import app.search.query as query
+    import app.search.clauses as clauses
 
     content = tmp_path / "content"
     content.mkdir()
@@ -114,7 +115,7 @@ def test_an_equivalent_found_in_most_entries_is_left_out(tmp_path: Path, monkeyp
     _write(content, "faq.zh.md", "# 常见问题\n\n## 模型如何冻结？\n\n设置 `trainable`。\n")
     settings = settings_for(tmp_path, content)
     run_ingest(settings, progress=False)
-    monkeypatch.setattr(query, "EQUIVALENT_MIN_LIMIT", 5)  # as if 14 entries were a large portal
+    monkeypatch.setattr(clauses, "EQUIVALENT_MIN_LIMIT", 5)  # as if 14 entries were a large portal
     from app.main import create_app
 
     with InProcessClient(create_app(settings)) as client:

@@ -7,7 +7,7 @@ from pathlib import Path
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
-from app.search.query import make_snippet
+from app.search.highlight import make_snippet
 from app.search.spelling import Vocabulary, count_words
 from app.web.inprocess import InProcessClient
 from measure.evaluation import evaluate, portal_ranker, read_queries
@@ -45,7 +45,7 @@ def test_project_queries_cover_each_failure_kind(seeded: Settings) -> None:
 
 
 def test_code_like_queries_are_recognised() -> None:
-    from app.search.query import CODE_LIKE
+    from app.search.clauses import CODE_LIKE
 
     for query in ("PYTORCH_CUDA_ALLOC_CONF", "pad_token_id", "torch.compile", "`ds_report`", "peft==0.3.0"):
         assert CODE_LIKE.search(query), query
@@ -176,7 +176,7 @@ def test_answer_text_keeps_code_as_written_and_parts_blocks() -> None:
 
 
 def test_titles_mark_the_query_words_and_stay_escaped() -> None:
-    from app.search.query import mark_terms
+    from app.search.highlight import mark_terms
 
     marked = mark_terms("Why does <b>CUDA</b> run out?", ["cuda"])
     assert marked == "Why does &lt;b&gt;<mark>CUDA</mark>&lt;/b&gt; run out?"

@@ -307,9 +307,9 @@ def test_openapi_describes_what_the_server_sends(client: InProcessClient) -> Non
 
 def test_a_search_past_its_time_budget_returns_what_it_has(seeded: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from app.main import create_app
-    from app.search import query
+    from app.search import ranking
 
-    monkeypatch.setattr(query, "SEARCH_BUDGET", 0.0)
+    monkeypatch.setattr(ranking, "SEARCH_BUDGET", 0.0)
     with InProcessClient(create_app(seeded)) as http:  # type: ignore[arg-type]
         response = http.get("/api/v1/search", params={"q": "CUDA out of memory"})
         raw = http.get("/api/v1/search", params={"q": "cuda OR memory", "syntax": "raw"})

@@ -153,9 +153,9 @@ def test_errors_and_probes_carry_no_etag(client: InProcessClient) -> None:
 
 
 def test_a_search_cut_short_by_its_budget_is_never_tagged(seeded: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.search import query
+    from app.search import ranking
 
-    monkeypatch.setattr(query, "SEARCH_BUDGET", 0.0)
+    monkeypatch.setattr(ranking, "SEARCH_BUDGET", 0.0)
     with InProcessClient(create_app(seeded)) as http:
         for path in ("/api/v1/search?q=CUDA+out+of+memory", "/search?q=CUDA+out+of+memory"):
             response = http.get(path)
