@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-fresh eval-links bench load reindex-load screenshots clean
+.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-fresh eval-fresh3 eval-links bench load reindex-load screenshots clean
 
 install: $(STAMP)
 
@@ -62,6 +62,12 @@ eval-fresh: install
 	rm -rf $(EVAL_FRESH) && mkdir -p $(EVAL_FRESH) && cp -r eval/fresh $(EVAL_FRESH)/content
 	FAQ_DATA_DIR=$(EVAL_FRESH)/data FAQ_CONTENT_DIR=$(EVAL_FRESH)/content $(BIN)/faq ingest --quiet > /dev/null
 	FAQ_DATA_DIR=$(EVAL_FRESH)/data FAQ_CONTENT_DIR=$(EVAL_FRESH)/content $(BIN)/faq eval eval/queries-fresh.tsv --compare
+
+EVAL_FRESH3 := $(or $(TMPDIR),/tmp)/faq-eval-fresh3
+eval-fresh3: install
+	rm -rf $(EVAL_FRESH3) && mkdir -p $(EVAL_FRESH3) && cp -r eval/fresh3 $(EVAL_FRESH3)/content
+	FAQ_DATA_DIR=$(EVAL_FRESH3)/data FAQ_CONTENT_DIR=$(EVAL_FRESH3)/content $(BIN)/faq ingest --quiet > /dev/null
+	FAQ_DATA_DIR=$(EVAL_FRESH3)/data FAQ_CONTENT_DIR=$(EVAL_FRESH3)/content $(BIN)/faq eval eval/queries-fresh3.tsv --compare
 
 eval-links: install
 	$(BIN)/faq eval-links ../shared/corpus/real
