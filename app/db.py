@@ -42,8 +42,11 @@ from app.generations import (
 )
 from app.models import Entry, Meta
 from app.search.clauses import Thesaurus
-from app.search.engine import SearchEngine
+from app.search.dense import VectorsDamaged, load_vectors, read_manifest
+from app.search.embedding import PASSAGE_RECIPE, ModelSlot
+from app.search.engine import SearchEngine, Semantics
 from app.search.index import analysed_as_now
+from app.semantic import read_progress
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -82,6 +85,11 @@ class Snapshot:
                 while len(values) > limit:
                     values.popitem(last=False)
         return value
+
+    def forget(self, kind: str) -> None:
+        """Drop what was kept of `kind` (searches, once the generation searches by meaning as well)."""
+        with self._kept_lock:
+            self.cache.pop(kind, None)
 
     def close(self) -> None:
         """Release the search engine and the database connections."""
@@ -183,8 +191,12 @@ def _touch(searcher: Searcher) -> None:
 class DataStore:
     """Opens the current generation and follows the pointer when an ingest publishes another."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, semantic: bool = False) -> None:
         self.settings = settings
+        # The model is loaded by servers (`semantic`), not by tools that only read rows.
+        self.model = ModelSlot(enabled=semantic and settings.semantic)
+        self.vector_problem: str | None = None  # why the current generation's vectors were not loaded
+        self.warm = threading.Event()  # set once the current generation is open with all it searches with
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._pointer_stamp: object = None
@@ -304,8 +316,62 @@ class DataStore:
             if candidate != name:
                 log.error("serving generation %s instead of the damaged %s; run `faq ingest` to rebuild", candidate,
                           name)
+            self._attach_semantics(snapshot)  # before the first search: ready means warm
             return snapshot
         raise NoDataError(f"the data is damaged ({problems[0]}); run `faq ingest` to rebuild it")
+
+    def warm_up(self) -> None:
+        """Open the current generation (index, dictionaries, model, vectors) before readers come; then `warm`."""
+        try:
+            self.model.get()
+            self.current()
+        except NoDataError:
+            pass  # nothing to warm yet: the first generation is opened when it is published
+        finally:
+            self.warm.set()
+
+    def semantic_state(self, snapshot: Snapshot) -> str:
+        """One line: how `snapshot` is searched (by meaning as well, or by words only and why)."""
+        if not self.model.enabled:
+            return "off (FAQ_SEMANTIC=false): search is lexical"
+        if self.model.get() is None:
+            return f"unavailable: {self.model.problem}; search is lexical"
+        semantics = snapshot.search.semantics
+        if semantics is not None:
+            return f"ready: {semantics.dense.manifest.describe()}"
+        if self.vector_problem is not None:
+            return f"lexical: {self.vector_problem}; `faq reindex` rebuilds the vectors"
+        progress = read_progress(snapshot.generation.directory)
+        waiting = progress.describe() if progress is not None else "waiting for the vector worker"
+        return f"lexical until the vectors are made: {waiting}"
+
+    def attach_vectors(self, name: str) -> None:
+        """Search generation `name` by meaning too, if it is the one served and its vectors are now made."""
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.generation.name == name and snapshot.search.semantics is None:
+            self._attach_semantics(snapshot)
+
+    def _attach_semantics(self, snapshot: Snapshot) -> None:
+        """Load the snapshot's vectors, if made for the running model, and search by meaning with them."""
+        self.vector_problem = None
+        embedder = self.model.get()
+        if embedder is None:
+            return
+        directory = snapshot.generation.directory
+        try:
+            if read_manifest(directory) is None:
+                return  # not made yet: the vector worker announces them when they are
+            dense = load_vectors(directory, embedder.name, PASSAGE_RECIPE, snapshot.search.entry_id,
+                                 snapshot.search.doc_count)
+        except VectorsDamaged as exc:
+            self.vector_problem = str(exc)
+            log.warning("generation %s is searched by words only: %s; `faq reindex` rebuilds its vectors",
+                        snapshot.generation.name, exc)
+            return
+        snapshot.search.attach(Semantics(dense, embedder))
+        snapshot.forget("search")
+        log.info("generation %s is searched by words and meaning (%s)", snapshot.generation.name,
+                 dense.manifest.describe())
 
     @property
     def local(self) -> bool:

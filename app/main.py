@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
-import jieba
 from fastapi import FastAPI, Request, Response
 from fastapi.templating import Jinja2Templates
 from starlette.middleware.gzip import GZipMiddleware
@@ -16,6 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
 from app.querylog import QueryLog
+from app.semantic import VectorWorker
 from app.web import api, pages, site, strings, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, SecurityHeaders, code_fingerprint
@@ -27,16 +27,20 @@ ROOT = Path(__file__).resolve().parents[1]
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the portal for `settings` (default: from the environment)."""
     settings = settings or get_settings()
-    store = DataStore(settings)
+    store = DataStore(settings, semantic=True)
     query_log = QueryLog(settings)
+    vectors = VectorWorker(settings, store.model.get, store.attach_vectors)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
-        # Chinese queries are cut into words by jieba, whose dictionary takes ~0.5 s to load:
-        # load it while the server waits for its first reader, not during that reader's search.
-        threading.Thread(target=jieba.initialize, name="jieba-warm-up", daemon=True).start()
+        # The index, jieba's dictionary (~1 s), the model and the vectors are loaded while the server waits
+        # for its first reader, not inside that reader's search; /readyz says ready once they are.
+        threading.Thread(target=store.warm_up, name="faq-warm-up", daemon=True).start()
+        if store.model.enabled:
+            vectors.start()
         yield
+        vectors.stop()
         query_log.close()
         store.close()
 
@@ -50,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.vectors = vectors
     app.state.query_log = query_log
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field, SQLModel, col
 
 # ---------------------------------------------------------------- tables
 
@@ -40,6 +40,10 @@ class Entry(SQLModel, table=True):
     kind: str = Field(max_length=16)
     repaired_characters: int = 0
     uncertain_repairs: int = 0
+
+
+# The order of a generation's entries in its search index, and so in its vector file.
+INDEX_ORDER = (col(Entry.document_id), col(Entry.position))
 
 
 class EntryLink(SQLModel, table=True):
@@ -178,6 +182,9 @@ class SearchPage(SQLModel):
     results: list[SearchHit]
     partial: bool = Field(default=False, description=(
         "true when the search ran out of its time budget: these are the best entries found until then"))
+    ranking: str = Field(default="lexical", description=(
+        "how the results were ranked: hybrid (words and meaning), lexical (words only: asked for, or the "
+        "vectors are not made yet) or semantic (meaning only)"))
 
 
 class Problem(SQLModel):
@@ -195,6 +202,7 @@ class Readiness(SQLModel):
 
     status: str  # "ok", or "degraded" when a damaged generation was replaced by an older good one
     generation: str
+    semantic: str = ""  # how search by meaning stands: ready, being made (how far), off or unavailable (why)
     note: str | None = None
 
 

@@ -30,7 +30,8 @@ from app.models import (
     SearchPage,
 )
 from app.querylog import QueryLog
-from app.search.analysis import normalise_text
+from app.search.analysis import HAN, normalise_text
+from app.search.engine import Mode
 from app.search.highlight import make_snippet, mark_terms
 from app.search.ranking import Match
 
@@ -173,33 +174,35 @@ class Reader:
     # ------------------------------------------------------------ search
 
     def search(self, query: str, lang: str | None, limit: int, offset: int,
-               document: str | None = None, prefer: str | None = None, raw: bool = False) -> SearchPage:
+               document: str | None = None, prefer: str | None = None, raw: bool = False,
+               mode: Mode = "hybrid") -> SearchPage:
         """A page of search results with snippets and translations (cached per generation).
 
         An entry and its translation are one result: the one in the `prefer`red language
         (else the better ranked), with the other listed under `translations`.
         """
-        page = self._search(query, lang, limit, offset, document, prefer, raw)
+        page = self._search(query, lang, limit, offset, document, prefer, raw, mode)
         observe_search(page.total)
         if self.query_log is not None and offset == 0:  # a reader paging on is still one search
             self.query_log.record(query, page.total)
         return page
 
     def _search(self, query: str, lang: str | None, limit: int, offset: int,
-                document: str | None, prefer: str | None, raw: bool) -> SearchPage:
-        key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw)
+                document: str | None, prefer: str | None, raw: bool, mode: Mode) -> SearchPage:
+        key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw, mode)
         page = self.snapshot.kept("search", key, self.cache_size,
-                                  lambda: self._search_page(query, lang, limit, offset, document, prefer, raw),
+                                  lambda: self._search_page(query, lang, limit, offset, document, prefer, raw, mode),
                                   lambda page: not page.partial)  # a cut-short search may finish next time
         return page.model_copy(update={"query": query})
 
     def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
-                     document: str | None, prefer: str | None, raw: bool) -> SearchPage:
+                     document: str | None, prefer: str | None, raw: bool, mode: Mode) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
-        outcome = self.snapshot.search.search(query, lang, depth, document, raw)
+        outcome = self.snapshot.search.search(query, lang, depth, document, raw, mode)
         grouped, total = outcome.matches, outcome.total
         if not lang:
-            grouped, merged = self._group_translations(outcome.matches, prefer)
+            reader_language = prefer or ("zh" if HAN.search(query) else "en")
+            grouped, merged = self._group_translations(outcome.matches, reader_language, within_document=document)
             total -= merged
         page_matches = grouped[offset:offset + limit]
         ids = [m.id for m in page_matches]
@@ -222,25 +225,31 @@ class Reader:
                 score=round(match.score, 4), translations=translations.get(entry.id, []),
             ))
         return SearchPage(query=query, total=total, limit=limit, offset=offset,
-                          suggestion=outcome.suggestion, results=results, partial=outcome.partial)
+                          suggestion=outcome.suggestion, results=results, partial=outcome.partial,
+                          ranking=outcome.ranking)
 
-    def _group_translations(self, matches: list[Match], prefer: str | None) -> tuple[list[Match], int]:
-        """Matches with each translation pair folded into one, and how many were folded away."""
-        ids = [m.id for m in matches]
-        if not ids:
+    def _group_translations(self, matches: list[Match], prefer: str,
+                            within_document: str | None = None) -> tuple[list[Match], int]:
+        """Matches with each translation pair folded into one, in the `prefer`red language where the entry has
+        a translation in it (found or not), and how many matches were folded away.
+
+        A Chinese reader whose query found an English entry gets its Chinese twin. Within one document
+        only the twins found stand in (the other language's twin lives in another document).
+        """
+        if not matches:
             return matches, 0
         languages = {m.id: m.lang for m in matches}
         translations = self._translations()
-        present = set(ids)
         seen: set[str] = set()
         grouped: list[Match] = []
         for match in matches:
             if match.id in seen:
                 continue
-            group = [match.id, *(ref.id for ref in translations.get(match.id, []) if ref.id in present)]
-            seen.update(group)
-            chosen = next((i for i in group if languages.get(i) == prefer), match.id)
-            grouped.append(Match(chosen, match.score, languages[chosen]))
+            twins = [ref for ref in translations.get(match.id, []) if not within_document or ref.id in languages]
+            seen.update([match.id, *(ref.id for ref in twins)])
+            chosen = match if match.lang == prefer else next(
+                (Match(ref.id, match.score, ref.lang) for ref in twins if ref.lang == prefer), match)
+            grouped.append(Match(chosen.id, match.score, chosen.lang))
         return grouped, len(matches) - len(grouped)
 
     def _translations(self) -> dict[str, list[EntryRef]]:

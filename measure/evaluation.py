@@ -86,6 +86,12 @@ def _searchable(entry: Entry) -> str:
     return f"{entry.title}\n{entry.question}\n{entry.body_markdown}"
 
 
+def answerable(queries: Sequence[EvalQuery], entries: Sequence[Entry]) -> list[EvalQuery]:
+    """The queries whose answer is among `entries` (an entry holds one of its fingerprints)."""
+    texts = [_searchable(entry).lower() for entry in entries]
+    return [query for query in queries if any(f in text for text in texts for f in query.fingerprints)]
+
+
 def score(queries: Sequence[EvalQuery], entries: Sequence[Entry], rank: Ranker) -> EvalResult:
     """Run every query through `rank` and find where the first entry holding a fingerprint lands."""
     texts = {entry.id: _searchable(entry).lower() for entry in entries}
@@ -98,18 +104,27 @@ def score(queries: Sequence[EvalQuery], entries: Sequence[Entry], rank: Ranker) 
 
 
 @contextmanager
-def portal_ranker(settings: Settings) -> Iterator[Ranker]:
-    """The portal's own ranking, asked through /api/v1/search of an app built on `settings`."""
+def portal_ranker(settings: Settings, mode: str = "hybrid") -> Iterator[Ranker]:
+    """The portal's own ranking (`mode`: hybrid, lexical or semantic), asked through /api/v1/search of an app
+    built on `settings`."""
     from app.main import create_app
 
     # Measuring is not reading: the queries stay out of the editors' statistics.
     with InProcessClient(create_app(settings.model_copy(update={"query_log_days": 0}))) as client:
         def rank(text: str) -> list[str]:
-            response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH})
+            response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH, "mode": mode})
             response.raise_for_status()
             return [hit["id"] for hit in response.json()["results"]]
 
         yield rank
+
+
+def semantic_state(settings: Settings) -> str:
+    """How the portal on `settings` searches: its /readyz `semantic` line (ready: …, lexical until …, off …)."""
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings.model_copy(update={"query_log_days": 0}))) as client:
+        return str(client.get("/readyz").json().get("semantic", ""))
 
 
 class TrigramBaseline:
@@ -147,9 +162,9 @@ def baseline_ranker(entries: Sequence[Entry]) -> Iterator[Ranker]:
         baseline.close()
 
 
-def evaluate(settings: Settings, queries: Sequence[EvalQuery]) -> EvalResult:
-    """The portal's figures on `queries` over the current data."""
-    with portal_ranker(settings) as rank:
+def evaluate(settings: Settings, queries: Sequence[EvalQuery], mode: str = "hybrid") -> EvalResult:
+    """The portal's figures on `queries` over the current data, ranked by `mode`."""
+    with portal_ranker(settings, mode) as rank:
         return score(queries, all_entries(settings), rank)
 
 
@@ -170,3 +185,39 @@ def breakdown(queries: Sequence[EvalQuery], result: EvalResult) -> dict[str, Eva
         for name in names:
             groups.setdefault(name, EvalResult()).add(query, result.ranks[query.id])
     return dict(sorted(groups.items(), key=lambda item: (item[0] != "all", item[0])))
+
+
+Column = tuple[str, dict[str, EvalResult]]  # a ranking's name and its figures per group
+
+
+def compared_columns(settings: Settings, queries: Sequence[EvalQuery], semantic: bool) -> list[Column]:
+    """The other rankings beside the default: by words only and by meaning only (when the vectors are made),
+    and the FTS5 trigram baseline."""
+    columns: list[Column] = []
+    if semantic:
+        columns += [(mode, breakdown(queries, evaluate(settings, queries, mode))) for mode in ("lexical", "semantic")]
+    columns.append(("FTS5 trigram", breakdown(queries, evaluate_baseline(settings, queries))))
+    return columns
+
+
+def report_lines(queries: Sequence[EvalQuery], result: EvalResult, semantic: bool,
+                 columns: Sequence[Column]) -> list[str]:
+    """The figures as `faq eval` prints them: totals, a table per language and kind beside the other
+    rankings, then every failure with its rank."""
+    lines = [f"queries:    {result.total}", f"success@k:  {result.success:.1%} ({result.passed}/{result.total})",
+             f"MRR@10:     {result.mrr:.3f}"]
+    groups = breakdown(queries, result)
+    if columns or len(groups) > 1:
+        header = f"  {'queries':<22} {'n':>4} {'hybrid' if semantic else 'lexical':>10} {'MRR@10':>7}"
+        lines.append(header + "".join(f"   {name:>12} {'MRR@10':>7}" for name, _ in columns))
+        for name, group in groups.items():
+            line = f"  {name:<22} {group.total:>4} {group.passed:>4} {group.success:>5.0%} {group.mrr:>7.3f}"
+            for _, other_groups in columns:
+                other = other_groups.get(name)
+                if other is not None:
+                    line += f"   {other.passed:>6} {other.success:>5.0%} {other.mrr:>7.3f}"
+            lines.append(line)
+    for query, rank in result.failures:
+        where = f"rank {rank}" if rank else "not in the top 50"
+        lines.append(f"  FAIL {query.id} (k={query.k}, {where}): {query.query[:80]!r}")
+    return lines

@@ -41,11 +41,15 @@ class LocalServer(NamedTuple):
 @contextmanager
 def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
                    timeout: float = 60.0) -> Iterator[LocalServer]:
-    """Yield the server once `ready_path` answers 2xx."""
+    """Yield the server once `ready_path` answers 2xx.
+
+    It searches by words only unless `env` says FAQ_SEMANTIC=true (then its data's vectors should be made
+    first: a server making them in the background would measure the model, not the search).
+    """
     port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                               cwd=ROOT, env={**os.environ, **env},
+                               cwd=ROOT, env={**os.environ, "FAQ_SEMANTIC": "false", **env},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

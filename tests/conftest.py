@@ -11,7 +11,7 @@ from sqlalchemy import NullPool, create_engine, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
-from app.generations import describe_failure
+from app.generations import current_name, describe_failure
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
@@ -36,10 +36,26 @@ def require(path: Path, what: str) -> Path:
     pytest.skip(message)
 
 
-def settings_for(tmp_path: Path, content: Path = CONTENT) -> Settings:
-    """Settings with their own data directory (and no .env influence)."""
-    return Settings(content_dir=content, data_dir=tmp_path / "data", database_url="",
+def settings_for(tmp_path: Path, content: Path = CONTENT, semantic: bool = False) -> Settings:
+    """Settings with their own data directory (and no .env influence); searched by words only unless `semantic`
+    (a test's own small ingest then need not wait for vectors)."""
+    return Settings(content_dir=content, data_dir=tmp_path / "data", database_url="", semantic=semantic,
                     _env_file=None)  # type: ignore[call-arg]
+
+
+def make_vectors(settings: Settings) -> bool:
+    """Make the current generation's vectors now, as a server would in the background; False without the model
+    (then search stays lexical, and the semantic tests say why)."""
+    from app.search.embedding import ModelSlot
+    from app.semantic import build_vectors
+
+    embedder = ModelSlot(enabled=True).get()
+    if embedder is None:
+        return False
+    name = current_name(settings)
+    assert name is not None
+    build_vectors(settings, name, embedder)
+    return True
 
 
 @pytest.fixture(scope="session")
@@ -49,12 +65,14 @@ def seeded(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
     folder = tmp_path_factory.mktemp("seeded")
     if ENGINE == "postgresql":
         for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
-            settings = pg_settings_for(folder, url)
+            settings = pg_settings_for(folder, url, semantic=True)
             run_ingest(settings, progress=False)
+            make_vectors(settings)
             yield settings
         return
-    settings = settings_for(folder)
+    settings = settings_for(folder, semantic=True)
     run_ingest(settings, progress=False)
+    make_vectors(settings)
     yield settings
 
 
@@ -103,7 +121,7 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
     yield from fresh_postgres_database(postgres_server)
 
 
-def pg_settings_for(tmp_path: Path, url: str, content: Path = CONTENT) -> Settings:
+def pg_settings_for(tmp_path: Path, url: str, content: Path = CONTENT, semantic: bool = False) -> Settings:
     """Settings on the PostgreSQL database `url`, with their own data directory for the local index."""
-    return Settings(content_dir=content, data_dir=tmp_path / "data", database_url=url,
+    return Settings(content_dir=content, data_dir=tmp_path / "data", database_url=url, semantic=semantic,
                     _env_file=None)  # type: ignore[call-arg]

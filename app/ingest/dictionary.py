@@ -59,7 +59,8 @@ def _short_glosses(lines: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], .
 
 
 def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
-    """[Chinese word, English gloss …] groups for the dictionary words that `texts` hold in both languages."""
+    """[Chinese word, English gloss …] groups for the dictionary words that `texts` hold: with the glosses the
+    texts hold too, else with the dictionary's common senses."""
     bigrams: set[str] = set()
     words: set[str] = set()
     for text in texts:
@@ -71,9 +72,10 @@ def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
     present: dict[str, list[str]] = {}
     for word, senses in cedict():
         if all(word[i:i + 2] in bigrams for i in range(len(word) - 1)):
+            # The senses the entries use; when they use none (the answers are only in Chinese), the common
+            # senses, so an English question still reaches the Chinese answer.
             kept = [g for g in senses if all(stem(part) in stems for part in g.split())]
-            if kept:
-                present[word] = kept
+            present[word] = kept or list(senses)
     sharing: defaultdict[str, int] = defaultdict(int)
     for kept in present.values():
         for gloss in kept:

@@ -42,7 +42,7 @@ from app.generations import (
     schema_name,
     start_building,
 )
-from app.models import Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
+from app.models import INDEX_ORDER, Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
@@ -369,7 +369,7 @@ def _indexed_entries(engine: Engine) -> Iterator[IndexedEntry]:
         rows = connection.execution_options(yield_per=INDEX_CHUNK).execute(
             select_columns(col(Entry.id), col(Entry.document_id), col(Entry.lang), col(Entry.title),
                            col(Entry.section), col(Entry.body_markdown), col(Entry.body_text))
-            .order_by(col(Entry.document_id), col(Entry.position)))
+            .order_by(*INDEX_ORDER))
         for id_, document_id, lang, title, section, body_markdown, body_text in rows:
             yield IndexedEntry(
                 id=id_, document_id=document_id, lang=lang, title=title,

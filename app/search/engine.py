@@ -1,22 +1,66 @@
-"""A generation's search engine: everything one generation needs to answer a query, behind one `search`."""
+"""A generation's search engine: everything one generation needs to answer a query, behind one `search`.
+
+Lexical search is always there. Search by meaning joins when the generation's vectors are made
+and loaded (`attach`); until then, or without the model, `search` answers lexically and says so.
+"""
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from whoosh.query import Term
 
 from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
+from app.search.dense import DenseIndex
+from app.search.embedding import Embedder, Vectors, query_text
+from app.search.hybrid import LEXICAL_DEPTH, Mask, as_matches, by_meaning, fuse, standardised
 from app.search.index import open_index
 from app.search.ranking import Budget, Outcome, lexical_search, raw_search
 from app.search.spelling import Vocabulary
-from app.search.topk import LexicalIndex
+from app.search.topk import LexicalIndex, TopK
+
+Mode = Literal["hybrid", "lexical", "semantic"]
+QUERY_VECTORS_KEPT = 256  # a reader paging through results asks for the same query again
+
+
+@dataclass
+class Semantics:
+    """A generation's vectors and the model that embeds queries the same way."""
+
+    dense: DenseIndex
+    embedder: Embedder
+
+    def __post_init__(self) -> None:
+        self._vectors: OrderedDict[str, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def query_vector(self, text: str) -> Vectors:
+        """The query's vector, computed once per query text (and kept for the next page)."""
+        key = query_text(text)
+        with self._lock:
+            found = self._vectors.get(key)
+            if found is not None:
+                self._vectors.move_to_end(key)
+                return found
+        vector: Vectors = self.embedder.embed_queries([key])[0]
+        with self._lock:
+            self._vectors[key] = vector
+            while len(self._vectors) > QUERY_VECTORS_KEPT:
+                self._vectors.popitem(last=False)
+        return vector
 
 
 class SearchEngine:
-    """One generation's index (its searcher and postings arrays), thesaurus and spelling vocabulary.
+    """One generation's index (its searcher and postings arrays), thesaurus, spelling vocabulary and,
+    once attached, its vectors.
 
-    Searches take turns: the searcher and the arrays it fills are not safe to share between threads.
+    Lexical searches take turns: the searcher and the arrays it fills are not safe to share between
+    threads. A query's vector is computed before its turn, so waiting readers do not wait on the model.
     """
 
     def __init__(self, index_dir: Path, thesaurus: Thesaurus) -> None:
@@ -24,6 +68,7 @@ class SearchEngine:
         self.lexical = LexicalIndex(open_index(index_dir).searcher())
         self.thesaurus = thesaurus
         self.vocabulary = Vocabulary.load(index_dir)
+        self.semantics: Semantics | None = None
         self._lock = threading.Lock()
 
     @property
@@ -32,18 +77,53 @@ class SearchEngine:
         count: int = self.lexical.searcher.doc_count()
         return count
 
+    def entry_id(self, docnum: int) -> str:
+        """The id of entry number `docnum`."""
+        with self._lock:
+            return self.lexical.entry(docnum)[0]
+
+    def attach(self, semantics: Semantics) -> None:
+        """Search by meaning too, from now on."""
+        self.semantics = semantics
+
     def search(self, text: str, lang: str | None, depth: int, document: str | None = None,
-               raw: bool = False) -> Outcome:
+               raw: bool = False, mode: Mode = "hybrid") -> Outcome:
         """The best `depth` entries for `text` and the total, within the request's time budget.
 
         `raw` takes Whoosh's query syntax as written; otherwise the text is read as a reader's
-        words or a pasted error.
+        words or a pasted error, and ranked by words and meaning (`mode`) as far as the
+        generation's vectors allow.
         """
+        semantics = self.semantics if mode != "lexical" and not raw else None
+        query_vector = semantics.query_vector(text) if semantics is not None else None
         with self._lock:
             budget = Budget()
             if raw:
                 return raw_search(self.lexical, text, lang, depth, document, budget)
-            return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document, budget)
+            if semantics is None or query_vector is None:
+                return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
+                                      budget)
+            allowed = self._allowed(semantics.dense, lang, document)
+            if mode == "semantic":
+                z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
+                ranked = by_meaning(z, allowed, depth)
+                return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
+            words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
+                                   self.vocabulary, document, budget)
+        z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
+        fused = fuse(words.matches, words.total, z, allowed, depth)
+        with self._lock:  # the ids of entries found by meaning alone are read from the index
+            matches = as_matches(fused, self.lexical.entry)
+        return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")
+
+    def _allowed(self, dense: DenseIndex, lang: str | None, document: str | None) -> Mask:
+        """The entries with a vector that the filters admit (called in the search's turn)."""
+        allowed: Mask = dense.present.copy()
+        if lang:
+            allowed &= dense.language_mask(lang)
+        if document:
+            allowed &= TopK(self.lexical).matches(Term("document_id", document))
+        return allowed
 
     def warm(self) -> None:
         """Load what the first searches would otherwise load inside their time budget: the Chinese

@@ -64,6 +64,7 @@ class Match:
     id: str
     score: float
     lang: str = ""
+    docnum: int = -1  # the entry's number in the generation's index (and vector file)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Outcome:
     terms: list[str]
     suggestion: str | None = None
     partial: bool = False  # the time budget ran out: the best found until then
+    ranking: str = "lexical"  # how the matches were ranked: lexical, hybrid (words and meaning) or semantic
 
 
 class _DeadlineCollector(WrappingCollector):  # type: ignore[misc]
@@ -149,8 +151,8 @@ def raw_search(index: LexicalIndex, text: str, lang: str | None, depth: int, doc
         raise QueryTooComplex("q: the query is too complex to parse; simplify it") from None
     terms = sorted({str(term) for _, term in parsed.iter_all_terms() if isinstance(term, str)})
     hits = budget.search(searcher, parsed, depth, _filter(lang, document))
-    return Outcome(total=budget.count(hits), matches=[Match(h["id"], float(h.score or 0.0), h["lang"]) for h in hits],
-                   terms=terms, partial=budget.exhausted)
+    matches = [Match(hit["id"], float(hit.score or 0.0), hit["lang"], hit.docnum) for hit in hits]
+    return Outcome(total=budget.count(hits), matches=matches, terms=terms, partial=budget.exhausted)
 
 
 def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int, thesaurus: Thesaurus,
@@ -293,7 +295,7 @@ def _matches(index: LexicalIndex, top: Top) -> list[Match]:
 
 def _match(index: LexicalIndex, docnum: int, score: float) -> Match:
     entry_id, lang = index.entry(docnum)
-    return Match(entry_id, score, lang)
+    return Match(entry_id, score, lang, docnum)
 
 
 def _weight_held(scoring: TopK, clauses: list[Query], weights: list[float], docnums: list[int]) -> dict[int, float]:

@@ -13,9 +13,10 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, TypeAdapter
 from sqlmodel import Session
 
-from app.db import DataStore
+from app.db import DataStore, NoDataError
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
+from app.search.engine import Mode
 from app.web.deps import ReaderDep, get_store
 from app.web.pages import NO_STORE
 from app.web.params import MAX_OFFSET, QUERY_PATTERN, LangParam, clean_query, language_filter
@@ -58,17 +59,21 @@ def search(
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     document: Annotated[str | None, Query(description="only entries of this document id", max_length=200)] = None,
     prefer: Annotated[Literal["en", "zh"] | None, Query(
-        description="with lang=any, show a translated pair in this language")] = None,
+        description="with lang=any, show a translated entry in this language (default: the query's: zh when it "
+                    "holds Chinese, else en)")] = None,
     syntax: Annotated[Literal["plain", "raw"], Query(
         description="plain (default): the query is text; raw: Whoosh query syntax (field:term, AND, OR, NOT, *)",
     )] = "plain",
+    mode: Annotated[Mode, Query(description=(
+        "hybrid (default): by words and meaning, once the vectors are made; lexical: by words only "
+        "(what the search box's instant results use); semantic: by meaning only"))] = "hybrid",
 ) -> Response:
     """Search entries in both languages, best first; "quoted words" must appear together.
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
     page = reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
-                         raw=syntax == "raw")
+                         raw=syntax == "raw", mode=mode)
     answer = _json(page)
     if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
         answer.headers["Cache-Control"] = NO_STORE
@@ -112,11 +117,15 @@ def _count(store: DataStore) -> Health:
 
 @health_router.get("/readyz", response_model=Readiness)
 def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
-    """Whether the data, index and database are usable; says so when a damaged generation was replaced."""
+    """Whether the data, index and database are usable and warm; says so when a damaged generation was replaced,
+    and how search by meaning stands."""
+    if not store.warm.is_set():
+        raise NoDataError("starting: loading the index, the dictionaries and the model; ready in a few seconds")
     snapshot = store.current()  # NoDataError → 503 with the reason
+    semantic = store.semantic_state(snapshot)
     damaged = store.fallback
     if damaged is None:
-        return Readiness(status="ok", generation=snapshot.generation.name)
-    return Readiness(status="degraded", generation=snapshot.generation.name,
+        return Readiness(status="ok", generation=snapshot.generation.name, semantic=semantic)
+    return Readiness(status="degraded", generation=snapshot.generation.name, semantic=semantic,
                      note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}. "
                           "Run `faq reindex` (or `faq ingest`) to rebuild")

@@ -15,8 +15,15 @@ from fastapi import FastAPI
 T = TypeVar("T")
 
 
+WARM_UP_SECONDS = 120.0  # at most, for the app to load what it searches with (a large index, the model)
+
+
 class InProcessClient:
-    """Sends real HTTP requests through httpx's ASGI transport, without a socket."""
+    """Sends real HTTP requests through httpx's ASGI transport, without a socket.
+
+    The app's lifespan runs as under a server (start-up, then shut-down on exit), and requests
+    are sent once the app is warm, as a load balancer waits for /readyz.
+    """
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
@@ -26,6 +33,11 @@ class InProcessClient:
 
     def __enter__(self) -> InProcessClient:
         self._portal = self._stack.enter_context(start_blocking_portal())
+        self._stack.enter_context(self._portal.wrap_async_context_manager(
+            self.app.router.lifespan_context(self.app)))
+        store = getattr(self.app.state, "store", None)
+        if store is not None:
+            store.warm.wait(WARM_UP_SECONDS)
         transport = httpx.ASGITransport(app=self.app)
         self._client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
         return self

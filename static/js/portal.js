@@ -238,7 +238,8 @@
     const query = input.value.trim();
     if (!query) { close(); return; }
     const prefer = HAN.test(query) ? "zh" : uiLang;
-    const url = searchUrl("/api/v1/search", query, { limit: "10", prefer: prefer });
+    // Keystrokes are searched by words only: they must not wait for the model (the results page ranks by meaning too).
+    const url = searchUrl("/api/v1/search", query, { limit: "10", prefer: prefer, mode: "lexical" });
     const key = url;
     if (key === shownKey && !panel.hidden) return;
     if (url.length > MAX_URL) { message(T.tooLong); return; }

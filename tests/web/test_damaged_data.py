@@ -61,7 +61,8 @@ def test_a_deleted_database_falls_back_and_nothing_left_gives_503(tmp_path: Path
 def test_healthy_data_is_ready(tmp_path: Path) -> None:
     settings, _, new = _two_generations(tmp_path)
     with InProcessClient(create_app(settings)) as client:
-        assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None}
+        assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None,
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
 
 
 def test_faq_reindex_rebuilds_a_damaged_index_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -76,7 +77,8 @@ def test_faq_reindex_rebuilds_a_damaged_index_from_the_database(tmp_path: Path, 
     rebuilt = current_name(settings)
     assert rebuilt not in (None, new)
     with InProcessClient(create_app(settings)) as client:
-        assert client.get("/readyz").json() == {"status": "ok", "generation": rebuilt, "note": None}
+        assert client.get("/readyz").json() == {"status": "ok", "generation": rebuilt, "note": None,
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
         hits = client.get("/api/v1/search", params={"q": "answer"}).json()["results"]
     assert [hit["title"] for hit in hits] == ["Why new?"]  # the newest data, not the fallback
 
