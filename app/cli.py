@@ -236,7 +236,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     from app.db import DataStore, NoDataError
     from app.models import IngestNote
 
-    store = DataStore(settings)
+    store = DataStore(settings, semantic=True)
     try:
         with store.session() as session:
             notes = session.exec(
@@ -244,6 +244,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
                 .order_by(col(IngestNote.path), col(IngestNote.line))
             ).all()
         damaged = store.fallback
+        vectors = store.semantic_state(store.current())
+        vectors_damaged = store.vector_problem
     except NoDataError as exc:
         print(f"faq check: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -255,13 +257,15 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
+    print(f"vectors: damaged: {vectors_damaged}; search is by words only until `faq reindex` rebuilds them"
+          if vectors_damaged else f"vectors: {vectors}")
     counts = Counter(note.kind for note in notes)
     print(f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
           f"{counts['link-problem']} link problems, {counts['link-review']} low-confidence pairs to confirm "
           f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure close calls "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
-    return EXIT_FAILED if damaged or any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
+    return EXIT_FAILED if damaged or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
 
 
 def _clean_chinese_seeds(content: Path) -> list[Path]:

@@ -182,6 +182,8 @@ class Reader:
         (else the better ranked), with the other listed under `translations`.
         """
         page = self._search(query, lang, limit, offset, document, prefer, raw, mode)
+        if page.partial and not page.total:
+            return page  # out of time before anything was scored: not a search that found nothing
         observe_search(page.total)
         if self.query_log is not None and offset == 0:  # a reader paging on is still one search
             self.query_log.record(query, page.total)

@@ -24,7 +24,7 @@ from app.ingest.store import reindex_generation
 from app.main import create_app
 from app.models import Entry
 from app.web.inprocess import InProcessClient
-from tests.conftest import fresh_postgres_database, pg_settings_for
+from tests.conftest import fresh_postgres_database, make_vectors, pg_settings_for
 
 FAQ = "# FAQ\n\n## {question}\n\n{answer}\n"
 
@@ -33,8 +33,9 @@ FAQ = "# FAQ\n\n## {question}\n\n{answer}\n"
 def pg_seeded(postgres_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     """Settings on a database of this module's own holding an ingest of content/."""
     for url in fresh_postgres_database(postgres_server):
-        settings = pg_settings_for(tmp_path_factory.mktemp("pg-seeded"), url)
+        settings = pg_settings_for(tmp_path_factory.mktemp("pg-seeded"), url, semantic=True)
         run_ingest(settings, progress=False)
+        make_vectors(settings)  # searched by words and meaning, as `seeded` on SQLite
         yield settings
 
 
@@ -192,3 +193,47 @@ def test_a_replica_keeps_serving_while_it_builds_the_new_index(
     with replica.session() as session:
         assert [entry.title for entry in session.exec(select(Entry))] == ["Why new?"]
     replica.close()
+
+
+def test_replicas_share_vectors_one_embeds_and_the_others_assemble_theirs_from_the_database(
+        postgres_url: str, tmp_path: Path) -> None:
+    from app.search.embedding import ModelSlot
+    from app.semantic import Progress, build_vectors
+    from app.vectorcache import VectorCache
+
+    embedder = ModelSlot(enabled=True).get()
+    if embedder is None:
+        pytest.skip("the embedding model cannot run here")  # the model's own tests fail under CI instead
+    content = _content(tmp_path, "How do I freeze some layers?", "Set `trainable` to false on those layers.")
+    first = pg_settings_for(tmp_path / "replica-a", postgres_url, content, semantic=True)
+    second = pg_settings_for(tmp_path / "replica-b", postgres_url, content, semantic=True)
+    run_ingest(first, progress=False)
+    name = str(current_name(first))
+    made: list[Progress] = []
+    assert build_vectors(first, name, embedder, on_progress=made.append) is not None
+    assert made[-1].embedded == 1
+    cache = VectorCache(second, embedder.dimensions)  # the table in the shared database, not a local file
+    try:
+        assert len(cache.held([row for row in _vector_keys(postgres_url)])) == 1
+    finally:
+        cache.close()
+    assert not (second.data_dir / "vectors.db").exists()
+    store = DataStore(second, semantic=True)
+    try:
+        store.current()  # this replica builds its own index
+        assembled: list[Progress] = []
+        assert build_vectors(second, name, embedder, on_progress=assembled.append) is not None
+        assert (assembled[-1].done, assembled[-1].embedded) == (1, 0)  # nothing embedded twice
+        store.attach_vectors(name)
+        assert store.semantic_state(store.current()).startswith("ready: 1 of 1 entries")
+    finally:
+        store.close()
+
+
+def _vector_keys(url: str) -> list[str]:
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return list(connection.execute(text("SELECT key FROM public.vector_cache")).scalars())
+    finally:
+        engine.dispose()

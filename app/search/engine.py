@@ -18,7 +18,7 @@ from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
 from app.search.dense import DenseIndex
 from app.search.embedding import Embedder, Vectors, query_text
-from app.search.hybrid import LEXICAL_DEPTH, Mask, as_matches, by_meaning, fuse, standardised
+from app.search.hybrid import LEXICAL_DEPTH, Mask, as_matches, by_meaning, dense_weight, fuse, standardised
 from app.search.index import open_index
 from app.search.ranking import Budget, Outcome, lexical_search, raw_search
 from app.search.spelling import Vocabulary
@@ -110,8 +110,9 @@ class SearchEngine:
                 return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
             words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
                                    self.vocabulary, document, budget)
-        z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
-        fused = fuse(words.matches, words.total, z, allowed, depth)
+        cosines = semantics.dense.cosines(query_vector)
+        fused = fuse(words.matches, words.total, cosines, standardised(semantics.dense, cosines), allowed, depth,
+                     dense_weight(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")

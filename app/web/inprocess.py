@@ -25,8 +25,9 @@ class InProcessClient:
     are sent once the app is warm, as a load balancer waits for /readyz.
     """
 
-    def __init__(self, app: FastAPI) -> None:
+    def __init__(self, app: FastAPI, wait_until_warm: bool = True) -> None:
         self.app = app
+        self.wait_until_warm = wait_until_warm
         self._stack = ExitStack()
         self._portal: BlockingPortal | None = None
         self._client: httpx.AsyncClient | None = None
@@ -36,11 +37,16 @@ class InProcessClient:
         self._stack.enter_context(self._portal.wrap_async_context_manager(
             self.app.router.lifespan_context(self.app)))
         store = getattr(self.app.state, "store", None)
-        if store is not None:
+        if store is not None and self.wait_until_warm:
             store.warm.wait(WARM_UP_SECONDS)
         transport = httpx.ASGITransport(app=self.app)
         self._client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
         return self
+
+    @classmethod
+    def starting(cls, app: FastAPI) -> InProcessClient:
+        """A client that sends requests from the moment the app starts, before it is warm (as readers may)."""
+        return cls(app, wait_until_warm=False)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

