@@ -96,7 +96,7 @@ class EntryText:
     key: str | None
 
 
-def _entries(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None]]]:
+def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None]]]:
     """The generation's entries in index order, a chunk at a time, each with the text its vector holds."""
     engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
     try:
@@ -133,7 +133,7 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
     entries: list[EntryText] = []
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="embed") as pool:
-            for chunk in _entries(target, embedder.name):
+            for chunk in entry_texts(target, embedder.name):
                 wanted = {entry.key: passage for entry, passage in chunk if entry.key is not None}
                 held = cache.held(list(wanted))
                 missing = [(key, passage) for key, passage in wanted.items() if key not in held and passage]

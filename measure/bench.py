@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+import numpy as np
 from sqlmodel import Session
 
 from app.config import Settings
@@ -23,7 +24,10 @@ from app.db import DataStore
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.queries import Reader, all_entries
-from measure.corpus import generate, make_queries, vague_queries, write_corpus
+from app.search.embedding import PASSAGE_RECIPE
+from app.vectorcache import VectorCache, vector_key
+from measure import semantic_bench
+from measure.corpus import BenchEntry, generate, make_queries, vague_queries, write_corpus
 from measure.evaluation import TrigramBaseline, read_queries
 from measure.localserver import ROOT, running_server
 
@@ -125,8 +129,9 @@ def _sizes(data: Path, label: str) -> tuple[str, str, str]:
     return f"data {label}: database / index (MB)", f"{database:.0f} / {index:.0f}", ""
 
 
-def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str, str]]:
-    """Ingest time at 1k and `size` entries; Whoosh over HTTP vs FTS5 trigram on the same queries."""
+def bench_large(pool: Pool, size: int, query_count: int, readiness: int = 1000) -> list[tuple[str, str, str]]:
+    """Ingest time at 1k and `size` entries; Whoosh over HTTP vs FTS5 trigram on the same queries; then search by
+    meaning at that size (see `bench_semantic`)."""
     rows = []
     entries = generate(pool, size)
     queries = make_queries(entries, query_count)
@@ -191,6 +196,39 @@ def bench_large(pool: Pool, size: int, query_count: int) -> list[tuple[str, str,
             (f"suggest {label}, per keystroke over HTTP (ms)", f"p50 {_percentile(suggest, 0.5):.1f}",
              f"p95 {_percentile(suggest, 0.95):.1f}  n={len(suggest)}"),
         ]
+        rows += bench_semantic(root, entries, size, [query.text for query in queries], vague, readiness)
+    return rows
+
+
+def bench_semantic(root: Path, entries: list[BenchEntry], size: int, queries: list[str], vague: list[str],
+                   readiness: int) -> list[tuple[str, str, str]]:
+    """Search by meaning on the generated corpora: embedding throughput, the time from publication to hybrid
+    search at `readiness` entries and what a re-ingest then embeds again, and hybrid beside lexical at `size`
+    entries (with stand-in vectors past `readiness`: see measure/semantic_bench.py)."""
+    model = semantic_bench.embedder()
+    label, ready_label = f"{size // 1000}k", f"{readiness:,} entries"
+    big = Settings(content_dir=root / f"content-{label}", data_dir=root / f"data-{label}", database_url="")
+    measured = big if readiness >= size else Settings(content_dir=root / "content-ready",
+                                                      data_dir=root / "data-ready", database_url="")
+    if measured is not big:
+        write_corpus(entries[:readiness], measured.content_dir)
+        run_ingest(measured, progress=False)
+    texts = semantic_bench.generation_texts(measured, model)
+    rows = semantic_bench.throughput_rows(model, texts[:160])
+    threads = int(os.environ.get("FAQ_EMBED_THREADS", "1"))
+    rows += semantic_bench.readiness_rows(measured.data_dir, ready_label, threads)[0]
+    rows += semantic_bench.reingest_rows(measured, model)
+    if measured is not big:
+        sample = VectorCache(measured, model.dimensions)
+        try:
+            found = sample.get([vector_key(model.name, PASSAGE_RECIPE, text) for text in texts])
+        finally:
+            sample.close()
+        semantic_bench.stand_in_vectors(big, model, np.stack(list(found.values())))
+        rows.append((f"vectors {label}", "stand-ins", f"the {ready_label}' real vectors repeated: latency and "
+                                                       "memory as at this size, not its ranking quality"))
+    rows += semantic_bench.search_rows(big.data_dir, f"{label} selective", queries)
+    rows += semantic_bench.search_rows(big.data_dir, f"{label} vague", vague)
     return rows
 
 
@@ -213,8 +251,14 @@ def main() -> int:
         rows.append(("suggest over HTTP, per keystroke (ms)", f"p50 {_percentile(suggest, 0.5):.1f}",
                      f"p95 {_percentile(suggest, 0.95):.1f}  n={len(suggest)}"))
         pool = _pool(Path(data))
+        seeds = Settings(content_dir=content, data_dir=Path(data), database_url="")
+        seconds, embedded = semantic_bench.embed_now(seeds, semantic_bench.embedder())
+        rows.append(("embed content/ (s)", f"{seconds:.1f}", f"{embedded} entries, 2 threads"))
+        rows += semantic_bench.search_rows(Path(data), "content/", queries, rounds=10)
+    rows += semantic_bench.model_rows()
     size = int(os.environ.get("BENCH_ENTRIES", "10000"))
-    rows += bench_large(pool, size, query_count=int(os.environ.get("BENCH_QUERIES", "200")))
+    rows += bench_large(pool, size, query_count=int(os.environ.get("BENCH_QUERIES", "200")),
+                        readiness=int(os.environ.get("BENCH_READINESS", "1000")))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'figure':<14}  detail")
     for name, figure, detail in rows:

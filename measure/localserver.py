@@ -56,8 +56,13 @@ def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
         with httpx.Client(timeout=5) as client:
             while True:
                 try:
-                    client.get(base + ready_path).raise_for_status()
-                    break
+                    answer = client.get(base + ready_path)
+                    if answer.status_code != 503:  # 503: still starting (loading its index and model)
+                        answer.raise_for_status()
+                        break
+                    if time.perf_counter() - started > timeout:
+                        raise RuntimeError(f"faq serve was not ready within {timeout:.0f} s: {answer.text}")
+                    time.sleep(0.02)
                 except httpx.TransportError:
                     if process.poll() is not None:
                         raise RuntimeError(f"faq serve exited with code {process.returncode}") from None
