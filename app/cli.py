@@ -326,7 +326,7 @@ def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
         print(title)
         print(f"  {'folder':<14} {'pairs':>6} {'correct':>8} {'gold':>5} {'precision':>10} {'recall':>7} "
               f"{'unpaired paired':>16}")
-        for score in evaluate_links(corpus, renamed, glossary, perturbed):
+        for score in evaluate_links(corpus, renamed, glossary, perturbed, meaning=settings.semantic):
             print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
                   f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
     return EXIT_OK

@@ -369,7 +369,8 @@ class DataStore:
                         snapshot.generation.name, exc)
             return
         snapshot.search.attach(Semantics(dense, embedder))
-        snapshot.forget("search")
+        for kind in ("search", "entry"):  # results and related entries change with meaning
+            snapshot.forget(kind)
         log.info("generation %s is searched by words and meaning (%s)", snapshot.generation.name,
                  dense.manifest.describe())
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from app.config import Settings
-from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, pair_documents
+from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
@@ -31,6 +31,7 @@ from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
 from app.models import Document, DocumentLink, IngestNote
+from app.search.embedding import ModelSlot, question_cosines
 
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
@@ -107,7 +108,8 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
-    batch = _prepare_batch(folder, report, progress)
+    meaning = question_cosines(ModelSlot(enabled=settings.semantic))
+    batch = _prepare_batch(folder, report, progress, meaning)
     return_free_memory()  # what reading and linking held
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
@@ -116,7 +118,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     return report
 
 
-def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
+def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: Meaning | None = None) -> Batch:
     """Every row of the new generation; the documents read are let go as their rows are built."""
     documents = read_documents(folder, report, progress)
     if not documents:
@@ -125,7 +127,7 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
     rules, problems = read_link_rules(folder)
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
-    batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
+    batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
     return batch
@@ -207,8 +209,9 @@ class Links:
 
 
 def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequence[str]],
-                   rules: LinkRules) -> Links:
-    """Translation pairs of documents and entries, then each entry's related entries."""
+                   rules: LinkRules, meaning: Meaning | None = None) -> Links:
+    """Translation pairs of documents and entries (`meaning`: the questions' meaning as evidence too), then each
+    entry's related entries."""
     compiled = Glossary.from_groups(glossary)
     # A question's number (`Q13:`, `问题3：`) differs between translations: never an anchor.
     anchors = {entry_id: extract_anchors(f"{strip_numbering(e.question)}\n{e.answer_markdown}", compiled)
@@ -219,7 +222,7 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
             not_translation_of=d.not_translation_of,
             entries=[AlignableEntry(entry_id, anchors[entry_id], e.title)
                      for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
-        for d in documents], rules)
+        for d in documents], rules, meaning)
     translations: dict[str, list[str]] = defaultdict(list)
     for pair in alignment.entries:
         translations[pair.first].append(pair.second)

@@ -13,7 +13,7 @@ import platform
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -37,6 +37,7 @@ MAX_QUERY_TOKENS = 64
 MIN_PASSAGE_LETTERS = 12
 LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 REQUIRED_CPU_FLAGS = ("avx2", "fma")
+MEANING_UNKNOWN = 0.85  # the cosine reported without the model: between a veto and a pair, so it decides nothing
 
 
 class ModelUnavailable(RuntimeError):
@@ -187,3 +188,19 @@ class ModelSlot:
                     self.problem = str(exc)
                 self.load_seconds = time.perf_counter() - started
         return self._embedder
+
+
+def question_cosines(slot: ModelSlot) -> Callable[[Sequence[str], Sequence[str]], list[list[float]]] | None:
+    """The cosines between two lists of questions, by the model of `slot` (loaded on first use); None when
+    semantics are off (the ingest then pairs translations by their anchors alone)."""
+    if not slot.enabled:
+        return None
+
+    def cosines(first: Sequence[str], second: Sequence[str]) -> list[list[float]]:
+        model = slot.get()
+        if model is None:  # cannot run here: no evidence either way (nothing is vetoed or paired)
+            return [[(MEANING_UNKNOWN)] * len(second) for _ in first]
+        matrix: list[list[float]] = (model.embed_queries(first) @ model.embed_queries(second).T).tolist()
+        return matrix
+
+    return cosines

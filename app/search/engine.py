@@ -18,7 +18,17 @@ from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
 from app.search.dense import DenseIndex
 from app.search.embedding import Embedder, Vectors, query_text
-from app.search.hybrid import LEXICAL_DEPTH, Mask, as_matches, by_meaning, dense_weight, fuse, standardised
+from app.search.hybrid import (
+    LEXICAL_DEPTH,
+    MIN_RELATED_Z,
+    Mask,
+    as_matches,
+    by_meaning,
+    dense_weight,
+    fuse,
+    meaning_scores,
+    nearest,
+)
 from app.search.index import open_index
 from app.search.ranking import Budget, Outcome, lexical_search, raw_search
 from app.search.spelling import Vocabulary
@@ -105,17 +115,34 @@ class SearchEngine:
                                       budget)
             allowed = self._allowed(semantics.dense, lang, document)
             if mode == "semantic":
-                z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
+                z = meaning_scores(semantics.dense, semantics.dense.cosines(query_vector))
                 ranked = by_meaning(z, allowed, depth)
                 return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
             words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
                                    self.vocabulary, document, budget)
         cosines = semantics.dense.cosines(query_vector)
-        fused = fuse(words.matches, words.total, cosines, standardised(semantics.dense, cosines), allowed, depth,
+        fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
                      dense_weight(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")
+
+    def neighbours(self, entry_id: str, count: int) -> list[str]:
+        """The entries closest in meaning to `entry_id` (either language, each compared within its own), best
+        first; none without vectors or when none stands out."""
+        semantics = self.semantics
+        if semantics is None:
+            return []
+        with self._lock:
+            docnum = self.lexical.searcher.document_number(id=entry_id)
+        dense = semantics.dense
+        if docnum is None or not dense.present[docnum]:
+            return []
+        z = meaning_scores(dense, dense.cosines(dense.vector(docnum)))
+        close = (z >= MIN_RELATED_Z) & dense.present
+        close[docnum] = False
+        with self._lock:
+            return [self.lexical.entry(int(other))[0] for other in nearest(z, close, count)]
 
     def _allowed(self, dense: DenseIndex, lang: str | None, document: str | None) -> Mask:
         """The entries with a vector that the filters admit (called in the search's turn)."""

@@ -233,3 +233,43 @@ def test_every_pair_shares_evidence_and_entries_pair_at_most_once() -> None:
         pairs = align_entries(first, second)
         assert all(anchors[p.first] & anchors[p.second] for p in pairs)
         assert len({p.first for p in pairs}) == len({p.second for p in pairs}) == len(pairs)
+
+
+def _alignable(*titles: str) -> list[AlignableEntry]:
+    return [AlignableEntry(f"e{n}-{title[:6]}", frozenset({f"word:anchor{n}"}) if n < 2 else frozenset(), title)
+            for n, title in enumerate(titles)]
+
+
+def test_questions_that_share_no_anchor_pair_by_meaning_and_a_weak_pair_of_different_meaning_is_dropped() -> None:
+    english = _alignable("How do I install it?", "Where is the config?", "browser compatibility", "Is there a group?")
+    chinese = _alignable("如何安装？", "配置在哪里？", "浏览器兼容性")
+    known = {("browser compatibility", "浏览器兼容性"): 0.93, ("Is there a group?", "浏览器兼容性"): 0.78}
+
+    def meaning(first: list[str], second: list[str]) -> list[list[float]]:
+        return [[known.get((a, b), 0.80) for b in second] for a in first]
+
+    without = align_entries(english, chinese)
+    assert [(p.first, p.second) for p in without][:2] == [(english[0].id, chinese[0].id),
+                                                          (english[1].id, chinese[1].id)]
+    assert (english[2].id, chinese[2].id) not in [(p.first, p.second) for p in without]
+    pairs = {(p.first, p.second): p for p in align_entries(english, chinese, meaning=meaning)}
+    made = pairs[(english[2].id, chinese[2].id)]
+    assert made.method == "meaning" and made.score == 0.93 and made.confident
+    assert (english[3].id, chinese[2].id) not in pairs  # the lone one left stays unpaired
+
+
+def test_the_model_pairs_translated_questions_that_share_no_anchor(tmp_path: Path) -> None:
+    from app.search.embedding import ModelSlot, question_cosines
+
+    slot = ModelSlot(enabled=True)
+    if slot.get() is None:
+        pytest.skip(f"the embedding model cannot run here: {slot.problem}")
+    folder = _write(tmp_path, {
+        "faq.en.md": "# FAQ\n\n## How do I install `s2`?\n\nRun `npm i s2`.\n\n## browser compatibility\n\n"
+                     "Chrome and Firefox.\n\n## Is there a discussion group?\n\nYes, on DingTalk.\n",
+        "faq.zh.md": "# 常见问题\n\n## 如何安装 `s2`？\n\n运行 `npm i s2`。\n\n## 浏览器兼容性\n\n支持主流浏览器。\n"})
+    documents = read_documents(folder, IngestReport())
+    rules, _ = parse_link_rules("")
+    alignment = link_documents(documents, GLOSSARY, rules, question_cosines(slot)).alignment
+    assert ("browser compatibility", "浏览器兼容性") in _questions(documents, alignment)
+    assert ("Is there a discussion group?", "浏览器兼容性") not in _questions(documents, alignment)

@@ -257,3 +257,42 @@ def test_hostile_queries_under_hybrid_search_answer_200_or_4xx_within_the_budget
             assert time.perf_counter() - started < 2.0, (path, query[:30])  # one second of budget, and the page
             if path.startswith("/api") and response.status_code == 200:
                 assert response.json()["ranking"] in ("hybrid", "lexical")
+
+
+def test_a_translated_hit_is_shown_in_the_language_the_reader_searched_in(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "faq.en.md", "# FAQ\n\n## How do I freeze layers?\n\nSet `trainable=False`.\n\n"
+           "## Why is loading slow?\n\nUse `mmap`.\n")
+    _write(content, "faq.zh.md", "# 常见问题\n\n## 如何冻结层？\n\n设置 `trainable=False`。\n\n"
+           "## 为什么加载很慢？\n\n使用 `mmap`。\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        def first(query: str, **params: str) -> tuple[str, list[str]]:
+            hit = client.get("/api/v1/search", params={"q": query, **params}).json()["results"][0]
+            return hit["title"], [t["title"] for t in hit["translations"]]
+
+        # `trainable` is in both answers; the Chinese reader gets the Chinese twin, the English reader the English.
+        assert first("trainable 怎么设置") == ("如何冻结层？", ["How do I freeze layers?"])
+        assert first("trainable setting") == ("How do I freeze layers?", ["如何冻结层？"])
+        assert first("trainable 怎么设置", prefer="en")[0] == "How do I freeze layers?"
+
+
+def test_related_entries_include_those_close_in_meaning_in_the_other_language(
+        ingested: Settings, model: embedding.Embedder) -> None:
+    english = "How do I stop some layers from being trained?"
+    with (ingested.content_dir / "tuning.en.md").open("w", encoding="utf-8") as handle:
+        handle.write(f"# Tuning\n\n## {english}\n\nTurn off their gradients first.\n\n"  # and enough English
+                     + "".join(f"## Why does step {k} fail?\n\nCheck the log of step {k}.\n\n" for k in range(30)))
+    run_ingest(ingested, progress=False)
+    build_vectors(ingested, str(current_name(ingested)), model)
+    with InProcessClient(create_app(ingested)) as client:
+        hit = client.get("/api/v1/search", params={"q": FROZEN, "lang": "zh"}).json()["results"][0]
+        entry = client.get(f"/api/v1/entries/{hit['id']}").json()
+        lexical = InProcessClient(create_app(ingested.model_copy(update={"semantic": False})))
+        with lexical:
+            before = lexical.get(f"/api/v1/entries/{hit['id']}").json()
+    assert entry["title"] == FROZEN and entry["translations"] == []
+    assert english in [related["title"] for related in entry["related"]]  # no shared word: found by meaning
+    assert english not in [related["title"] for related in before["related"]]
