@@ -180,16 +180,19 @@ def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning
     assert FROZEN not in [hit["title"] for hit in lexical["results"]]
 
 
-def test_without_the_model_search_is_lexical_and_readyz_says_why(
-        ingested: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_model_search_is_lexical_and_readyz_and_the_log_say_why(
+        ingested: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(embedding, "cpu_problem", lambda *_: "this CPU lacks AVX2, which the bundled model "
                                                               "engine needs")
-    with InProcessClient(create_app(ingested)) as client:
+    with caplog.at_level("WARNING", logger="app.db"), InProcessClient(create_app(ingested)) as client:
         ready = client.get("/readyz")
         answer = client.get("/api/v1/search", params={"q": "冻结 网络层"})
     assert ready.status_code == 200 and ready.json()["semantic"].startswith("unavailable: this CPU lacks AVX2")
     assert answer.status_code == 200 and answer.json()["ranking"] == "lexical"
     assert [hit["title"] for hit in answer.json()["results"]][:1] == [FROZEN]
+    said = [r.getMessage() for r in caplog.records if "search by meaning is unavailable" in r.getMessage()]
+    assert said == ["search by meaning is unavailable: this CPU lacks AVX2, which the bundled model engine needs; "
+                    "search is lexical"]
 
 
 def test_a_damaged_vector_file_means_lexical_search_a_check_failure_and_reindex_rebuilds_it(
@@ -296,3 +299,19 @@ def test_related_entries_include_those_close_in_meaning_in_the_other_language(
     assert entry["title"] == FROZEN and entry["translations"] == []
     assert english in [related["title"] for related in entry["related"]]  # no shared word: found by meaning
     assert english not in [related["title"] for related in before["related"]]
+
+
+def test_faq_embed_says_in_one_line_when_it_cannot(ingested: Settings, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested)
+    with semantic.embedding_turn(ingested) as mine:  # a running server is embedding
+        assert mine
+        assert cli.main(["embed", "--quiet"]) == 1
+    assert "another process is making the vectors now" in capsys.readouterr().err
+    monkeypatch.setattr(embedding, "cpu_problem", lambda *_: "this CPU lacks AVX2, which the bundled model "
+                                                              "engine needs")
+    assert cli.main(["embed", "--quiet"]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "lacks AVX2" in error and "search stays lexical" in error
