@@ -1,19 +1,24 @@
 """Render answer markdown to safe HTML once, at ingest time.
 
-Raw HTML in content is escaped, code is highlighted by Pygments on the server, and links
-whose targets are not reachable from the portal are shown as text marked broken.
+Inline HTML that documents use for layout (`<br />`, `<sub>`, `<kbd>`, `<details>`, anchors, tables)
+is rendered through an allow-list sanitiser (nh3, Ammonia's bindings): any other tag is shown as
+text, as written (`List<String>`), and no attribute can run script or load anything. Code is
+highlighted by Pygments on the server, and links whose targets are not reachable from the portal
+are shown as text marked broken.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
 import emoji
+import nh3
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
@@ -25,6 +30,21 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 SAFE_SCHEMES = {"http", "https", "mailto"}
+# Tags content may write as HTML, and what each may carry; everything else written as a tag is shown as text.
+# `class`, `title` and `data-lang` are the renderer's own (highlighted code, broken links, image placeholders).
+ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2",
+    "h3", "h4", "h5", "h6", "hr", "i", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small",
+    "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
+}
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title", "rel"}, "abbr": {"title"}, "code": {"data-lang"}, "details": {"open"},
+    "ol": {"start"}, "pre": {"class"}, "span": {"class", "title"}, "td": {"colspan", "rowspan", "data-label"},
+    "th": {"colspan", "rowspan", "scope"},
+}
+RAW_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)\b[^<>]*>")
+RAW_IMAGE = re.compile(r"<img\b[^<>]*>", re.IGNORECASE)
+RAW_ATTRIBUTE = re.compile(r"""\b(alt|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))""", re.IGNORECASE)
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
@@ -62,6 +82,13 @@ def _link_target(href: str, context: LinkContext) -> str | None:
     return context.document_urls.get(resolved)
 
 
+def _anchor(target: str) -> str:
+    """The opening tag of a link the portal can follow; other sites get no referrer and no opener."""
+    external = urlsplit(target).scheme in {"http", "https"}
+    rel = ' rel="noopener noreferrer"' if external else ""
+    return f'<a href="{escapeHtml(target)}"{rel}>'
+
+
 class _PortalRenderer(RendererHTML):
     """HTML renderer with the portal's link policy."""
 
@@ -75,9 +102,7 @@ class _PortalRenderer(RendererHTML):
             title = escapeHtml(f"Link target not available in this portal: {href}")
             return f'<span class="broken-link" title="{title}">'
         stack.append("</a>")
-        external = urlsplit(target).scheme in {"http", "https"}
-        rel = ' rel="noopener noreferrer"' if external else ""
-        return f'<a href="{escapeHtml(target)}"{rel}>'
+        return _anchor(target)
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         stack: list[str] = env.get("link_stack", [])
@@ -87,6 +112,12 @@ class _PortalRenderer(RendererHTML):
         # GitHub shortcodes (:exclamation:, :warning:) in prose, as GitHub shows them; never in code.
         return escapeHtml(emoji.emojize(tokens[idx].content, language="alias"))
 
+    def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return _raw_html(tokens[idx].content, env.get("link_context", LinkContext()))
+
+    def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        return _raw_html(tokens[idx].content, env.get("link_context", LinkContext()))
+
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # Images are never loaded from elsewhere (intranet, no trackers): show their text.
         token = tokens[idx]
@@ -95,10 +126,56 @@ class _PortalRenderer(RendererHTML):
         return f'<span class="image-placeholder" title="Image: {src}">[{escapeHtml(alt or "image")}]</span>'
 
 
+def _raw_html(raw: str, context: LinkContext) -> str:
+    """Raw HTML from content, ready for the sanitiser: allowed tags kept (their links under the portal's link
+    policy), images shown as their text, anything else escaped so that it reads as written."""
+    def tag(match: re.Match[str]) -> str:
+        whole, closing, name = match.group(0), match.group(1), match.group(2).lower()
+        if name == "img" and not closing:
+            alt = _attribute(whole, "alt") or "image"
+            return f'<span class="image-placeholder">[{escapeHtml(alt)}]</span>'
+        if name not in ALLOWED_TAGS:
+            return escapeHtml(whole)
+        if name == "a" and not closing:
+            target = _link_target(_attribute(whole, "href") or "", context)
+            return _anchor(target) if target else "<a>"
+        return whole
+
+    # Comments are for editors (the sanitiser drops them); a `<` that opens no tag is text.
+    pieces = re.split(r"(<!--.*?-->)", raw, flags=re.DOTALL)
+    return "".join(piece if piece.startswith("<!--") else _replace_tags(piece, tag) for piece in pieces)
+
+
+def _replace_tags(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """`text` with each tag replaced by `replace(tag)`, and a `<` between them escaped."""
+    out: list[str] = []
+    cursor = 0
+    for match in RAW_TAG.finditer(text):
+        out.append(text[cursor:match.start()].replace("<", "&lt;"))
+        out.append(replace(match))
+        cursor = match.end()
+    out.append(text[cursor:].replace("<", "&lt;"))
+    return "".join(out)
+
+
+def _attribute(tag: str, name: str) -> str | None:
+    for match in RAW_ATTRIBUTE.finditer(tag):
+        if match.group(1).lower() == name:
+            return next(value for value in match.groups()[1:] if value is not None)
+    return None
+
+
+def sanitise(html: str) -> str:
+    """Rendered HTML with only the allowed tags and attributes, and only http(s) and mailto links."""
+    cleaned: str = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=SAFE_SCHEMES,
+                             link_rel=None, strip_comments=True)
+    return cleaned
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt(
         "commonmark",
-        {"html": False, "linkify": True, "typographer": False, "highlight": _highlight},
+        {"html": True, "linkify": True, "typographer": False, "highlight": _highlight},
         renderer_cls=_PortalRenderer,
     )
     return md.enable(["table", "linkify", "strikethrough"])
@@ -108,14 +185,12 @@ _MARKDOWN = _parser()
 
 
 def render_markdown(text: str, context: LinkContext | None = None) -> str:
-    """Safe HTML for a piece of markdown; raw HTML in it is shown as text."""
+    """Safe HTML for a piece of markdown; its allowed inline HTML rendered, any other tag shown as text."""
     env: dict[str, Any] = {"link_context": context or LinkContext()}
-    rendered: str = _MARKDOWN.render(text, env)
-    return rendered
+    return sanitise(_MARKDOWN.render(text, env))
 
 
 def render_inline(text: str, context: LinkContext | None = None) -> str:
     """Safe inline HTML for a one-line piece of markdown (a question)."""
     env: dict[str, Any] = {"link_context": context or LinkContext()}
-    rendered: str = _MARKDOWN.renderInline(text, env)
-    return rendered
+    return sanitise(_MARKDOWN.renderInline(text, env))

@@ -39,3 +39,25 @@ def test_github_shortcodes_become_emoji_in_prose_but_not_in_code() -> None:
     html = render_markdown(":exclamation: Note `:warning:` at 12:30:45, :not_an_emoji:\n\n```\n:+1:\n```")
     assert html.startswith("<p>❗ Note <code>:warning:</code> at 12:30:45, :not_an_emoji:</p>")
     assert ":+1:" in html
+
+
+def test_allowed_inline_html_is_rendered_and_any_other_tag_reads_as_written() -> None:
+    html = render_markdown('## <a name="1"></a> 1. Why?\n\n| Error | Fix |\n|---|---|\n| a<br />b | <kbd>Ctrl</kbd>+<kbd>C</kbd> |\n\n'
+                           "H<sub>2</sub>O uses List<String> when a < b.\n\n"
+                           "<details><summary>More</summary>\n\nhidden **text**\n\n</details>\n<!-- editors only -->\n")
+    assert html.startswith("<h2><a></a> 1. Why?</h2>")  # the anchor is markup, never text
+    assert "<td>a<br>b</td>" in html and "<kbd>Ctrl</kbd>+<kbd>C</kbd>" in html
+    assert "H<sub>2</sub>O uses List&lt;String&gt; when a &lt; b." in html
+    assert "<details><summary>More</summary>" in html and "<strong>text</strong>" in html
+    assert "editors only" not in html
+
+
+def test_raw_links_and_images_follow_the_portal_policy() -> None:
+    context = LinkContext("docs/faq.md", {"docs/setup.md": "/documents/setup"})
+    html = render_markdown('<a href="setup.md">in</a> <a href="https://example.org" onclick="x()">out</a> '
+                           '<a href="JaVaScRiPt:alert(1)">js</a> <a href="missing.md">gone</a> '
+                           '<img src="https://t.example/p.gif" alt="chart">', context)
+    assert '<a href="/documents/setup">in</a>' in html
+    assert '<a href="https://example.org" rel="noopener noreferrer">out</a>' in html
+    assert "<a>js</a>" in html and "<a>gone</a>" in html and "onclick" not in html
+    assert '<span class="image-placeholder">[chart]</span>' in html and "t.example" not in html

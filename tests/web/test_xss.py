@@ -27,8 +27,17 @@ PAYLOADS = [
     "{{ 7*7 }} {% raw %}",
     "`<script>window.__xss=1</script>`",
     "\u202egnp.exe <b onmouseover=window.__xss=1>bold</b>",
+    # Inline HTML that content may use (issue 26) is rendered, so its allowed tags are the ones to abuse.
+    '<kbd onmouseover="window.__xss=1">Ctrl</kbd><sub style="background:url(//evil.example)">2</sub>',
+    '<a href="&#106;avascript:window.__xss=1">entity</a> <a href="//evil.example/x">protocol-relative</a>',
+    '<details><summary onclick="window.__xss=1">Q?</summary><a href="vbscript:msgbox(1)">v</a></details>',
+    '<table><tr><td data-label="x" onclick="window.__xss=1">cell<br onload="window.__xss=1"></td></tr></table>',
+    '<sup><svg><script>window.__xss=1</script></svg></sup><a href="data:text/html,<script>x</script>">d</a>',
+    '<img src="https://tracker.example/p.gif" alt="pixel"><a href=" https://ok.example/" target=_top>ok</a>',
 ]
 URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "poster", "data"}
+# Only the portal's own origin may be asked for anything: no tracker pixel, no style from elsewhere.
+LOADING_ATTRIBUTES = {"src", "srcset", "poster", "data", "style", "background"}
 FORBIDDEN_TAGS = {"iframe", "object", "embed", "base", "frame", "frameset", "applet"}
 
 
@@ -52,6 +61,10 @@ class Inspector(HTMLParser):
                 self.problems.append(f"{tag} {name}={value!r}")
             squeezed = "".join(value.split()).lower()
             if name in URL_ATTRIBUTES and squeezed.startswith(("javascript:", "vbscript:", "data:")):
+                self.problems.append(f"{tag} {name}={value!r}")
+            if name in LOADING_ATTRIBUTES and not (tag == "script" and value.startswith("/static/")):
+                self.problems.append(f"{tag} {name}={value!r}")
+            if name == "href" and squeezed.startswith("//"):
                 self.problems.append(f"{tag} {name}={value!r}")
 
 
@@ -112,6 +125,7 @@ def test_search_pages_and_snippets_keep_payload_queries_inert(hostile: InProcess
 
 def test_the_inspector_catches_each_kind_of_injection() -> None:
     for html in ("<script>x</script>", '<img src=x onerror="y">', '<a href=" java\tscript:x">', "<iframe>",
-                 '<meta http-equiv="refresh" content="0">', "<p>49</p>"):
+                 '<meta http-equiv="refresh" content="0">', "<p>49</p>", '<img src="https://t.example/p.gif">',
+                 '<p style="background:url(//t.example)">', '<a href="//evil.example/">'):
         assert inspect(html), html
     assert inspect('<script src="/static/js/app.js"></script><a href="/entries/x">7*7 = 49</a>') == []
