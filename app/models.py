@@ -185,6 +185,9 @@ class SearchPage(SQLModel):
     ranking: str = Field(default="lexical", description=(
         "how the results were ranked: hybrid (words and meaning), lexical (words only: asked for, or the "
         "vectors are not made yet) or semantic (meaning only)"))
+    error: str | None = Field(default=None, description=(
+        "for a pasted traceback or log (several lines, or over 4,000 characters): the error line it was read "
+        "as, without its path; `query` is then the part searched (its error lines and last frames)"))
 
 
 class Problem(SQLModel):

@@ -32,7 +32,9 @@ from app.models import (
 from app.querylog import QueryLog
 from app.search.analysis import HAN, normalise_text
 from app.search.engine import Mode
+from app.search.errors import normalise_error
 from app.search.highlight import make_snippet, mark_terms
+from app.search.paste import is_paste, read_paste
 from app.search.ranking import Match
 
 LANGUAGES = ("en", "zh")
@@ -214,14 +216,21 @@ class Reader:
         """A page of search results with snippets and translations (cached per generation).
 
         An entry and its translation are one result: the one in the `prefer`red language
-        (else the better ranked), with the other listed under `translations`.
+        (else the better ranked), with the other listed under `translations`. A pasted traceback or log
+        is searched by its error lines and last frames (see `read_paste`), and the page names its error.
         """
-        page = self._search(query, lang, limit, offset, document, prefer, raw, mode)
+        paste = read_paste(query) if is_paste(query) and not raw else None
+        searched = paste.searched if paste is not None else query
+        page = self._search(searched, lang, limit, offset, document, prefer, raw, mode)
+        if paste is not None:
+            page = page.model_copy(update={"error": paste.error})
         if page.partial and not page.total:
             return page  # out of time before anything was scored: not a search that found nothing
         observe_search(page.total)
         if self.query_log is not None and offset == 0:  # a reader paging on is still one search
-            self.query_log.record(query, page.total)
+            # A paste is counted by its error without paths or numbers: the rest is the reader's machine.
+            logged = normalise_error(paste.error) if paste is not None and paste.error else searched
+            self.query_log.record(logged, page.total)
         return page
 
     def _search(self, query: str, lang: str | None, limit: int, offset: int,

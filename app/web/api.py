@@ -10,12 +10,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 from sqlmodel import Session
 
 from app.db import DataStore, NoDataError
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
+from app.search.paste import MAX_PASTE_LENGTH
 from app.search.engine import Mode
 from app.web.deps import ReaderDep, get_store
 from app.web.pages import NO_STORE
@@ -72,8 +73,34 @@ def search(
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
-    page = reader.search(clean_query(q), language_filter(lang), limit, offset, document or None, prefer,
-                         raw=syntax == "raw", mode=mode)
+    return _search(reader, SearchRequest(q=q, lang=lang, limit=limit, offset=offset, document=document,
+                                         prefer=prefer, syntax=syntax, mode=mode), MAX_QUERY_LENGTH)
+
+
+class SearchRequest(BaseModel):
+    """A search sent as JSON: the same parameters as `GET /api/v1/search`, with room for a whole pasted log."""
+
+    q: str = Field(description="words, an identifier, or a pasted traceback or log (up to 64 KB)",
+                   max_length=MAX_PASTE_LENGTH, pattern=QUERY_PATTERN)
+    lang: LangParam = "any"
+    limit: int = Field(default=10, ge=1, le=50)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
+    document: str | None = Field(default=None, max_length=200)
+    prefer: Literal["en", "zh"] | None = None
+    syntax: Literal["plain", "raw"] = "plain"
+    mode: Mode = "hybrid"
+
+
+@router.post("/search", response_model=SearchPage)
+def search_pasted(reader: ReaderDep, body: SearchRequest) -> Response:
+    """The same search with the query in a JSON body, for text too long for a URL: a whole traceback or log of up
+    to 64 KB is searched by its error lines and last frames, and `error` names the error it was read as."""
+    return _search(reader, body, MAX_PASTE_LENGTH)
+
+
+def _search(reader: Reader, asked: SearchRequest, limit: int) -> Response:
+    page = reader.search(clean_query(asked.q, limit), language_filter(asked.lang), asked.limit, asked.offset,
+                         asked.document or None, asked.prefer, raw=asked.syntax == "raw", mode=asked.mode)
     answer = _json(page)
     if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
         answer.headers["Cache-Control"] = NO_STORE

@@ -69,3 +69,7 @@ class InProcessClient:
     def get(self, url: str, **kwargs: Any) -> httpx.Response:
         """GET `url`."""
         return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> httpx.Response:
+        """A POST request."""
+        return self.request("POST", url, **kwargs)

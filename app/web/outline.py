@@ -59,6 +59,8 @@ class _Blocks(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in VOID:
+            if tag == "br":  # a line break parts words, as the question's text does
+                self.handle_data(" ")
             return
         block = None
         if tag in BLOCKS:

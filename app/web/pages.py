@@ -7,11 +7,13 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.ingest.language import HAN
-from app.queries import MAX_QUERY_LENGTH
+from app.search.paste import MAX_PASTE_LENGTH, is_paste
 from app.web.deps import ReaderDep
 from app.web.errors import BadRequest
+from app.web.forms import read_form
 from app.web.outline import outline
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 from app.web.strings import (
@@ -57,18 +59,34 @@ def home(request: Request, reader: ReaderDep) -> Response:
 def search_page(
     request: Request,
     reader: ReaderDep,
-    q: Annotated[str | None, Query(max_length=MAX_QUERY_LENGTH)] = None,
+    q: Annotated[str | None, Query(max_length=MAX_PASTE_LENGTH)] = None,
     lang: Annotated[LangParam, Query()] = "any",
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> Response:
     """Results with highlighted snippets; works without JavaScript."""
-    ui_lang = reader_interface(request)  # `lang` filters the content; the interface stays the reader's
     if q is None or not q.strip():  # what to type, examples, and the documents to browse
         return _render(request, "pages/search.html", None, None,
                        {"q": "", "lang": lang, "page": None, "error": None, "example_queries": EXAMPLES,
                         "documents": reader.list_documents()})
+    return _results(request, reader, q, lang, offset)
+
+
+@router.post("/search", response_class=HTMLResponse)
+async def search_pasted_page(request: Request, reader: ReaderDep) -> Response:
+    """The results for a pasted traceback or log sent by the page's form (POST: a long text stays out of URLs)."""
+    form = await read_form(request)
+    lang = form.get("lang", "any")
+    response = await run_in_threadpool(_results, request, reader, form.get("q", ""),
+                                       lang if lang in ("en", "zh") else "any", 0)
+    response.headers["Cache-Control"] = NO_STORE
+    return response
+
+
+def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int) -> Response:
+    """The results page for `q`, or the search page saying why `q` cannot be searched."""
+    ui_lang = reader_interface(request)  # `lang` filters the content; the interface stays the reader's
     try:
-        query = clean_query(q)
+        query = clean_query(q, MAX_PASTE_LENGTH)
     except BadRequest as exc:
         return _render(request, "pages/search.html", None, None,
                        {"q": q[:200], "lang": lang, "page": None, "error": str(exc)}, status=422)
@@ -76,13 +94,14 @@ def search_page(
     prefer = "zh" if HAN.search(query) else ui_lang
     page = reader.search(query, language_filter(lang), PAGE_SIZE, offset, prefer=prefer)
 
-    def link(new_offset: int) -> str:
-        return "/search?" + urlencode({"q": query, "lang": lang, "offset": new_offset})
+    def link(new_offset: int) -> str:  # a paste pages on by the part that was searched, which fits a URL
+        return "/search?" + urlencode({"q": page.query, "lang": lang, "offset": new_offset})
 
-    json_url = "/api/v1/search?" + urlencode({"q": query, "lang": lang, "limit": PAGE_SIZE,
-                                              "offset": offset})
+    json_url = "/api/v1/search?" + urlencode({"q": page.query, "lang": lang, "limit": PAGE_SIZE, "offset": offset})
+    pasted = {"characters": len(query), "lines": query.count("\n") + 1} if is_paste(query) else None
     response = _render(request, "pages/search.html", None, json_url, {
-        "q": query, "lang": lang, "page": page, "error": None,
+        "q": page.error if pasted and page.error else query, "lang": lang, "page": page, "error": None,
+        "pasted": pasted, "paste_text": query if pasted else "",
         "previous_url": link(max(0, offset - PAGE_SIZE)) if offset > 0 else None,
         "next_url": link(offset + PAGE_SIZE) if offset + PAGE_SIZE < page.total else None,
     })

@@ -6,6 +6,7 @@ import unicodedata
 from typing import Literal
 
 from app.queries import LANGUAGES, MAX_QUERY_LENGTH
+from app.search.paste import MAX_PASTE_LENGTH
 from app.web.errors import BadRequest
 
 LangParam = Literal["en", "zh", "any"]
@@ -15,13 +16,14 @@ MAX_OFFSET = 10_000
 QUERY_PATTERN = r"[^\s\x00-\x1f\x7f-\x9f]"
 
 
-def clean_query(q: str) -> str:
-    """The query with control characters blanked, line breaks kept; BadRequest when empty or too long.
+def clean_query(q: str, limit: int = MAX_QUERY_LENGTH) -> str:
+    """The query with control characters blanked, line breaks kept; BadRequest when empty or over `limit`.
 
     A pasted traceback or log is read line by line: its last error line is what is searched.
     """
-    if len(q) > MAX_QUERY_LENGTH:
-        raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {MAX_QUERY_LENGTH}")
+    if len(q) > limit:
+        raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {limit}"
+                         + (" (send a longer text, such as a whole log, with POST)" if limit < MAX_PASTE_LENGTH else ""))
     q = q.replace("\r\n", "\n").replace("\r", "\n")
     cleaned = "".join(" " if unicodedata.category(c) == "Cc" and c != "\n" else c for c in q)
     if not cleaned.strip():

@@ -13,6 +13,7 @@
       didYouMean: "Did you mean", all: "All results", keys: "↓ ↑ choose · Enter open · Esc clear",
       pasteHint: "Tip: paste a whole error message or traceback.",
       tooLong: "Long text: press Enter to search it.", failed: "Instant results are unavailable: press Enter to search.",
+      pasted: (n, lines) => "Pasted " + n.toLocaleString("en") + " characters (" + lines + " lines): searched by its error.",
     },
     zh: {
       copy: "复制", copied: "已复制", copyLabel: "复制代码", copyFailed: "已选中：按 Ctrl+C 复制",
@@ -21,6 +22,7 @@
       didYouMean: "你是不是要找", all: "全部结果", keys: "↓ ↑ 选择 · 回车打开 · Esc 清空",
       pasteHint: "提示：可以直接粘贴完整的报错信息或 traceback。",
       tooLong: "文本较长：按回车进行搜索。", failed: "即时结果暂不可用：按回车搜索。",
+      pasted: (n, lines) => "已粘贴 " + n + " 个字符（" + lines + " 行）：按其中的报错搜索。",
     },
   };
   const uiLang = document.body.getAttribute("data-ui-lang") === "zh" ? "zh" : "en";
@@ -133,7 +135,9 @@
   });
 
   const DELAY = 60;  // ms after the last keystroke: a pause between words, shorter than reading the results
-  const MAX_URL = 6000;  // longer pasted text goes through the form (Enter), not a GET per keystroke
+  const MAX_URL = 6000;  // longer typed text goes through the form (Enter), not a GET per keystroke
+  const MAX_PASTE = 65536;  // what the server reads of a pasted traceback or log
+  const LONG_PASTE = 2000;  // a paste this long, or of several lines, is kept whole and posted
   const HAN = /[\u3400-\u9fff\uf900-\ufaff]/;
   const SNIPPET_OK = /^(?:[^<>]|<mark>|<\/mark>)*$/;
 
@@ -153,6 +157,10 @@
   let controller = null;
   let sequence = 0;
   let shownKey = "";
+  let pasted = null;  // a whole traceback or log pasted into the box: a text field cannot hold its line breaks
+  let pastedField = null;
+  let composing = false;  // an input method is composing (pinyin): nothing is searched until it commits
+  let keepClosed = false;  // Esc closed the list: focusing the box again must not reopen it
 
   function close() {
     panel.hidden = true;
@@ -217,9 +225,11 @@
       panel.appendChild(status);
     }
     const foot = el("p", "i-foot");
-    foot.appendChild(el("span", "", T.pasteHint));
+    foot.appendChild(el("span", "", pasted === null ? T.pasteHint
+      : T.pasted(pasted.length, pasted.split("\n").length)));
     const all = el("a", "", T.all + " →");
     all.href = searchUrl("/search", query);
+    if (pasted !== null) all.addEventListener("click", (event) => { event.preventDefault(); form.submit(); });
     foot.appendChild(all);
     panel.appendChild(foot);
     panel.hidden = false;
@@ -234,20 +244,54 @@
     live.textContent = text;
   }
 
+  function keepPaste(text) {
+    pasted = text.slice(0, MAX_PASTE);
+    if (!pastedField) {
+      pastedField = el("textarea");
+      pastedField.hidden = true;
+      pastedField.name = "q";
+      form.appendChild(pastedField);
+    }
+    pastedField.value = pasted;
+    input.removeAttribute("name");
+    form.method = "post";  // a long text stays out of the URL
+    const lines = pasted.split("\n").map((line) => line.trim()).filter(Boolean);
+    input.value = lines.length ? lines[lines.length - 1] : "";  // a traceback ends with its error
+  }
+
+  function forgetPaste() {
+    if (pasted === null) return;
+    pasted = null;
+    if (pastedField) { pastedField.remove(); pastedField = null; }
+    input.name = "q";
+    form.method = "get";
+  }
+
+  function request(query, prefer) {
+    // Keystrokes are searched by words only: they must not wait for the model (the results page ranks by meaning too).
+    const options = { limit: "10", prefer: prefer, mode: "lexical" };
+    if (pasted !== null) {
+      const body = Object.assign({ q: pasted, lang: langSelect ? langSelect.value : "any" }, options, { limit: 10 });
+      return { key: "POST " + JSON.stringify(body), url: "/api/v1/search", init: {
+        method: "POST", body: JSON.stringify(body), headers: { Accept: "application/json", "Content-Type": "application/json" } } };
+    }
+    const url = searchUrl("/api/v1/search", query, options);
+    return { key: url, url: url, init: { headers: { Accept: "application/json" } } };
+  }
+
   function run() {
     const query = input.value.trim();
-    if (!query) { close(); return; }
-    const prefer = HAN.test(query) ? "zh" : uiLang;
-    // Keystrokes are searched by words only: they must not wait for the model (the results page ranks by meaning too).
-    const url = searchUrl("/api/v1/search", query, { limit: "10", prefer: prefer, mode: "lexical" });
-    const key = url;
+    if (!query && pasted === null) { close(); return; }
+    const prefer = HAN.test(pasted === null ? query : pasted) ? "zh" : uiLang;
+    const asked = request(query, prefer);
+    const key = asked.key;
     if (key === shownKey && !panel.hidden) return;
-    if (url.length > MAX_URL) { message(T.tooLong); return; }
+    if (asked.url.length > MAX_URL) { message(T.tooLong); return; }
     if (cache.has(key)) { render(key, query, cache.get(key)); return; }
     if (controller) controller.abort();
     controller = new AbortController();
     const mine = ++sequence;
-    fetch(url, { signal: controller.signal, headers: { Accept: "application/json" } })
+    fetch(asked.url, Object.assign({ signal: controller.signal }, asked.init))
       .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
       .then((data) => {
         if (cache.size > 50) cache.delete(cache.keys().next().value);
@@ -262,7 +306,8 @@
 
   function schedule() {
     window.clearTimeout(timer);
-    if (!input.value.trim()) {
+    keepClosed = false;
+    if (!input.value.trim() && pasted === null) {
       sequence++;
       if (controller) controller.abort();
       close();
@@ -271,9 +316,24 @@
     timer = window.setTimeout(run, DELAY);
   }
 
-  input.addEventListener("input", schedule);
-  if (langSelect) langSelect.addEventListener("change", () => { if (input.value.trim()) run(); });
-  input.addEventListener("focus", () => { if (shownKey && input.value.trim()) panel.hidden = false; });
+  input.addEventListener("input", (event) => {
+    if (event.isComposing || composing) return;  // pinyin on its way to a character is not a query
+    forgetPaste();  // the reader edits what the box shows: that is the query now
+    schedule();
+  });
+  input.addEventListener("compositionstart", () => { composing = true; window.clearTimeout(timer); });
+  input.addEventListener("compositionend", () => { composing = false; forgetPaste(); schedule(); });
+  input.addEventListener("paste", (event) => {
+    const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
+    if (!text || (text.trim().indexOf("\n") < 0 && text.length <= LONG_PASTE)) return;
+    event.preventDefault();
+    keepPaste(text);
+    schedule();
+  });
+  if (langSelect) langSelect.addEventListener("change", () => { if (input.value.trim() || pasted !== null) run(); });
+  input.addEventListener("focus", () => {
+    if (!keepClosed && shownKey && (input.value.trim() || pasted !== null)) panel.hidden = false;
+  });
 
   input.addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown" && !panel.hidden) {
@@ -282,6 +342,7 @@
     } else if (event.key === "Escape") {
       if (input.value || !panel.hidden) {
         event.preventDefault();
+        forgetPaste();
         input.value = "";
         sequence++;
         window.clearTimeout(timer);
@@ -303,6 +364,7 @@
     } else if (event.key === "Escape") {
       event.preventDefault();
       close();
+      keepClosed = true;  // back in the box with the query kept, the list stays closed
       input.focus();
     } else if (event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey && event.key !== " ") {
       input.focus();  // typing goes on in the box
