@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -28,8 +28,22 @@ class Settings(BaseSettings):
         "false keeps search lexical and never loads the model"))
     embed_threads: int = Field(default=1, ge=1, le=64, description=(
         "threads a server spends embedding entries in the background (each uses one core)"))
+    ask_url: str = Field(default="", description=(
+        "where a reader whose search found nothing can ask the team: a URL template (an issue tracker's new-issue "
+        "form, a chat channel, mailto:) in which {query} is replaced by the search, URL-encoded; empty shows no link"))
+    edit_url: str = Field(default="", description=(
+        "an \"Edit this page\" link on entries and documents: a URL template in which {path} is replaced by the "
+        "document's path under the content folder and {line} by the entry's line; empty shows no link"))
     admin_token: str = Field(default="", description=(
         "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
+
+    @field_validator("ask_url", "edit_url")
+    @classmethod
+    def _web_address(cls, value: str) -> str:
+        """A link template must lead to a web page or a mail: no `javascript:` from a setting."""
+        if value and not value.lower().startswith(("https://", "http://", "mailto:", "/")):
+            raise ValueError("must start with https://, http://, mailto: or /")
+        return value
 
     @property
     def resolved_database_url(self) -> str:

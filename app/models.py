@@ -185,6 +185,11 @@ class SearchPage(SQLModel):
     ranking: str = Field(default="lexical", description=(
         "how the results were ranked: hybrid (words and meaning), lexical (words only: asked for, or the "
         "vectors are not made yet) or semantic (meaning only)"))
+    corrected: bool = Field(default=False, description=(
+        "true when the results are those of `suggestion`, searched instead of the query as typed (which found "
+        "fewer); search again with correct=false for the query as typed"))
+    unmatched: list[str] = Field(default=[], description=(
+        "words of the query that no entry holds in any form (\"no entry mentions kubernetes\")"))
     error: str | None = Field(default=None, description=(
         "for a pasted traceback or log (several lines, or over 4,000 characters): the error line it was read "
         "as, without its path; `query` is then the part searched (its error lines and last frames)"))

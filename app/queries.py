@@ -41,6 +41,7 @@ LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
 MAX_RELATED = 5  # related entries shown with an entry
+POPULAR_QUERIES = 20  # the most frequent past queries whose best entries are the popular ones
 RELATED_BY_MEANING = 10  # its nearest entries by meaning, fused with those sharing its anchors
 RELATED_FUSION_K = 3  # reciprocal rank fusion: an entry in both lists comes first
 # Only what a hit shows: the entry's markdown and HTML are most of its row. Built once, on the table's
@@ -212,7 +213,7 @@ class Reader:
 
     def search(self, query: str, lang: str | None, limit: int, offset: int,
                document: str | None = None, prefer: str | None = None, raw: bool = False,
-               mode: Mode = "hybrid") -> SearchPage:
+               mode: Mode = "hybrid", correct: bool = True) -> SearchPage:
         """A page of search results with snippets and translations (cached per generation).
 
         An entry and its translation are one result: the one in the `prefer`red language
@@ -221,7 +222,7 @@ class Reader:
         """
         paste = read_paste(query) if is_paste(query) and not raw else None
         searched = paste.searched if paste is not None else query
-        page = self._search(searched, lang, limit, offset, document, prefer, raw, mode)
+        page = self._search(searched, lang, limit, offset, document, prefer, raw, mode, correct)
         if paste is not None:
             page = page.model_copy(update={"error": paste.error})
         if page.partial and not page.total:
@@ -233,18 +234,40 @@ class Reader:
             self.query_log.record(logged, page.total)
         return page
 
+    def closest(self, query: str, lang: str | None, prefer: str | None, count: int) -> list[SearchHit]:
+        """The entries closest in meaning to `query` (none until the generation's vectors are loaded), for a
+        search that found nothing by its words: not counted as a search."""
+        if self.snapshot.search.semantics is None:
+            return []
+        return self._search(query, lang, count, 0, None, prefer, False, "semantic").results
+
+    def popular_entries(self, prefer: str, count: int) -> list[SearchHit]:
+        """The entries that answer what readers search for most: the best result of each frequent query that found
+        something (a query counts once several searches made it; see `QueryLog.popular`)."""
+        queries = tuple(self.query_log.popular()[:POPULAR_QUERIES]) if self.query_log is not None else ()
+
+        def read() -> list[SearchHit]:
+            found: dict[str, SearchHit] = {}
+            for query in queries:
+                for hit in self._search(query, None, 1, 0, None, prefer, False, "lexical").results:
+                    found.setdefault(hit.id, hit)
+            return list(found.values())
+
+        return self.snapshot.kept("popular", (queries, prefer), 2, read)[:count]
+
     def _search(self, query: str, lang: str | None, limit: int, offset: int,
-                document: str | None, prefer: str | None, raw: bool, mode: Mode) -> SearchPage:
-        key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw, mode)
+                document: str | None, prefer: str | None, raw: bool, mode: Mode, correct: bool = True) -> SearchPage:
+        key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw, mode, correct)
         page = self.snapshot.kept("search", key, self.cache_size,
-                                  lambda: self._search_page(query, lang, limit, offset, document, prefer, raw, mode),
+                                  lambda: self._search_page(query, lang, limit, offset, document, prefer, raw, mode,
+                                                            correct),
                                   lambda page: not page.partial)  # a cut-short search may finish next time
         return page.model_copy(update={"query": query})
 
     def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
-                     document: str | None, prefer: str | None, raw: bool, mode: Mode) -> SearchPage:
+                     document: str | None, prefer: str | None, raw: bool, mode: Mode, correct: bool) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
-        outcome = self.snapshot.search.search(query, lang, depth, document, raw, mode)
+        outcome = self.snapshot.search.search(query, lang, depth, document, raw, mode, correct)
         grouped, total = outcome.matches, outcome.total
         if not lang:
             reader_language = prefer or ("zh" if HAN.search(query) else "en")
@@ -272,7 +295,7 @@ class Reader:
             ))
         return SearchPage(query=query, total=total, limit=limit, offset=offset,
                           suggestion=outcome.suggestion, results=results, partial=outcome.partial,
-                          ranking=outcome.ranking)
+                          ranking=outcome.ranking, corrected=outcome.corrected, unmatched=list(outcome.unmatched))
 
     def _group_translations(self, matches: list[Match], prefer: str,
                             within_document: str | None = None) -> tuple[list[Match], int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -97,7 +97,7 @@ class SearchEngine:
         self.semantics = semantics
 
     def search(self, text: str, lang: str | None, depth: int, document: str | None = None,
-               raw: bool = False, mode: Mode = "hybrid") -> Outcome:
+               raw: bool = False, mode: Mode = "hybrid", correct: bool = True) -> Outcome:
         """The best `depth` entries for `text` and the total, within the request's time budget.
 
         `raw` takes Whoosh's query syntax as written; otherwise the text is read as a reader's
@@ -112,20 +112,20 @@ class SearchEngine:
                 return raw_search(self.lexical, text, lang, depth, document, budget)
             if semantics is None or query_vector is None:
                 return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
-                                      budget)
+                                      budget, correct)
             allowed = self._allowed(semantics.dense, lang, document)
             if mode == "semantic":
                 z = meaning_scores(semantics.dense, semantics.dense.cosines(query_vector))
                 ranked = by_meaning(z, allowed, depth)
                 return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
             words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
-                                   self.vocabulary, document, budget)
+                                   self.vocabulary, document, budget, correct)
         cosines = semantics.dense.cosines(query_vector)
         fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
                      dense_weight(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
-        return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")
+        return replace(words, total=fused.total, matches=matches, ranking="hybrid")
 
     def neighbours(self, entry_id: str, count: int) -> list[str]:
         """The entries closest in meaning to `entry_id` (either language, each compared within its own), best

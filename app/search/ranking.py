@@ -27,6 +27,7 @@ from app.search.clauses import (
     term_query,
 )
 from app.search.errors import read_pasted
+from app.search.hanzi import HAN_RUN, correct_chinese
 from app.search.spelling import Vocabulary, suggest
 from app.search.topk import LexicalIndex, Top, TopK
 
@@ -77,6 +78,8 @@ class Outcome:
     suggestion: str | None = None
     partial: bool = False  # the time budget ran out: the best found until then
     ranking: str = "lexical"  # how the matches were ranked: lexical, hybrid (words and meaning) or semantic
+    corrected: bool = False  # the matches are those of `suggestion`, searched instead of the query as typed
+    unmatched: tuple[str, ...] = ()  # words of the query (as typed) that no entry holds
 
 
 class _DeadlineCollector(WrappingCollector):  # type: ignore[misc]
@@ -156,11 +159,13 @@ def raw_search(index: LexicalIndex, text: str, lang: str | None, depth: int, doc
 
 
 def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int, thesaurus: Thesaurus,
-                   vocabulary: Vocabulary, document: str | None, budget: Budget) -> Outcome:
+                   vocabulary: Vocabulary, document: str | None, budget: Budget, correct: bool = True) -> Outcome:
     """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
-    and looks misspelled is searched as corrected, and the correction is returned.
+    and looks misspelled (English words by spelling, Chinese by sound and shape) is searched
+    as corrected unless `correct` is false, and the correction is returned either way (`corrected`
+    when its results are the ones returned). The words of a typed query that no entry holds are named.
     """
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
@@ -173,12 +178,31 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
             context, text, phrase = text, signature, message
         fields = ERROR_FIELDS
     outcome = _run(index, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
-    suggestion = suggest(vocabulary, text) if outcome.total < SUGGEST_BELOW else None
-    if suggestion and not budget.exhausted:  # the corrected search spends what is left of the request's budget
+    suggestion = None
+    if outcome.total < SUGGEST_BELOW:
+        suggestion = suggest(vocabulary, text) or (correct_chinese(text, lambda pair: _entries_holding(index, pair))
+                                                   if HAN_RUN.search(text) else None)
+    if suggestion and correct and not budget.exhausted:  # the corrected search spends what is left of the budget
         corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
         if corrected.total > outcome.total:
-            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial)
-    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial)
+            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial,
+                           corrected=True, unmatched=() if context else unmatched_words(index, suggestion))
+    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial,
+                   unmatched=() if context else unmatched_words(index, text))
+
+
+def _entries_holding(index: LexicalIndex, term: str) -> int:
+    """How many entries hold `term` in a title or an answer (at most: one may hold it in both)."""
+    return sum(index.frequency(field, term) for field in SEARCH_FIELDS)
+
+
+def unmatched_words(index: LexicalIndex, text: str) -> tuple[str, ...]:
+    """The words of a query of several words that no entry holds in any form: "no entry mentions kubernetes"."""
+    words = list(dict.fromkeys(text.split()))
+    if len(words) < 2:
+        return ()  # a lone word that matches nothing is the page's "no entry matches"
+    return tuple(word for word in words[:MAX_QUERY_TERMS]
+                 if (terms := query_terms(word)) and not any(_entries_holding(index, term) for term in terms))
 
 
 def _filter(lang: str | None, document: str | None) -> Query | None:

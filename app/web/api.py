@@ -68,13 +68,16 @@ def search(
     mode: Annotated[Mode, Query(description=(
         "hybrid (default): by words and meaning, once the vectors are made; lexical: by words only "
         "(what the search box's instant results use); semantic: by meaning only"))] = "hybrid",
+    correct: Annotated[bool, Query(description=(
+        "true (default): a query that finds little and looks misspelled is searched as corrected when that finds "
+        "more (`corrected` says so); false: search the query as typed"))] = True,
 ) -> Response:
     """Search entries in both languages, best first; "quoted words" must appear together.
 
     An entry and its translation come back as one result (its `translations` name the other).
     """
     return _search(reader, SearchRequest(q=q, lang=lang, limit=limit, offset=offset, document=document,
-                                         prefer=prefer, syntax=syntax, mode=mode), MAX_QUERY_LENGTH)
+                                         prefer=prefer, syntax=syntax, mode=mode, correct=correct), MAX_QUERY_LENGTH)
 
 
 class SearchRequest(BaseModel):
@@ -89,6 +92,7 @@ class SearchRequest(BaseModel):
     prefer: Literal["en", "zh"] | None = None
     syntax: Literal["plain", "raw"] = "plain"
     mode: Mode = "hybrid"
+    correct: bool = True
 
 
 @router.post("/search", response_model=SearchPage)
@@ -100,7 +104,8 @@ def search_pasted(reader: ReaderDep, body: SearchRequest) -> Response:
 
 def _search(reader: Reader, asked: SearchRequest, limit: int) -> Response:
     page = reader.search(clean_query(asked.q, limit), language_filter(asked.lang), asked.limit, asked.offset,
-                         asked.document or None, asked.prefer, raw=asked.syntax == "raw", mode=asked.mode)
+                         asked.document or None, asked.prefer, raw=asked.syntax == "raw", mode=asked.mode,
+                         correct=asked.correct)
     answer = _json(page)
     if page.partial:  # cut short by its time budget: the next request may find more, so no ETag
         answer.headers["Cache-Control"] = NO_STORE

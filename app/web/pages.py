@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -27,10 +27,19 @@ from app.web.strings import (
 
 router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 10
+CLOSEST = 5  # entries closest in meaning, offered when a search matched nothing
+POPULAR = 5  # popular entries, on the start page and when a search matched nothing
 OUTLINES_KEPT = 32  # parsed documents kept per generation
 NO_STORE = "no-store"
 
 READ_IN = {"zh": "阅读中文版", "en": "Read in English"}  # the switch speaks the language it leads to
+
+
+def fill_template(template: str, **values: str) -> str:
+    """A link from a URL-template setting with `{name}` replaced by each value, URL-encoded (empty: no link)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", quote(value, safe="/"))
+    return template
 
 
 def _render(request: Request, template: str, content_lang: str | None, json_url: str | None,
@@ -62,13 +71,14 @@ def search_page(
     q: Annotated[str | None, Query(max_length=MAX_PASTE_LENGTH)] = None,
     lang: Annotated[LangParam, Query()] = "any",
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    correct: Annotated[bool, Query()] = True,
 ) -> Response:
     """Results with highlighted snippets; works without JavaScript."""
     if q is None or not q.strip():  # what to type, examples, and the documents to browse
         return _render(request, "pages/search.html", None, None,
                        {"q": "", "lang": lang, "page": None, "error": None, "example_queries": EXAMPLES,
                         "documents": reader.list_documents()})
-    return _results(request, reader, q, lang, offset)
+    return _results(request, reader, q, lang, offset, correct)
 
 
 @router.post("/search", response_class=HTMLResponse)
@@ -82,7 +92,7 @@ async def search_pasted_page(request: Request, reader: ReaderDep) -> Response:
     return response
 
 
-def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int) -> Response:
+def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int, correct: bool = True) -> Response:
     """The results page for `q`, or the search page saying why `q` cannot be searched."""
     ui_lang = reader_interface(request)  # `lang` filters the content; the interface stays the reader's
     try:
@@ -92,14 +102,21 @@ def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int
                        {"q": q[:200], "lang": lang, "page": None, "error": str(exc)}, status=422)
     # A reader who types Chinese reads Chinese; otherwise the browser's language decides.
     prefer = "zh" if HAN.search(query) else ui_lang
-    page = reader.search(query, language_filter(lang), PAGE_SIZE, offset, prefer=prefer)
+    page = reader.search(query, language_filter(lang), PAGE_SIZE, offset, prefer=prefer, correct=correct)
 
     def link(new_offset: int) -> str:  # a paste pages on by the part that was searched, which fits a URL
-        return "/search?" + urlencode({"q": page.query, "lang": lang, "offset": new_offset})
+        asked = {"q": page.query, "lang": lang, "offset": new_offset}
+        return "/search?" + urlencode(asked if correct else {**asked, "correct": "false"})
 
     json_url = "/api/v1/search?" + urlencode({"q": page.query, "lang": lang, "limit": PAGE_SIZE, "offset": offset})
     pasted = {"characters": len(query), "lines": query.count("\n") + 1} if is_paste(query) else None
+    dead_end = not page.total and not page.partial  # what a reader can do next when nothing matched
+    settings = request.app.state.settings
     response = _render(request, "pages/search.html", None, json_url, {
+        "closest": reader.closest(page.query, language_filter(lang), prefer, CLOSEST) if dead_end else [],
+        "popular": reader.popular_entries(prefer, POPULAR) if dead_end else [],
+        "ask_url": fill_template(settings.ask_url, query=page.error or query[:500]) if dead_end else "",
+        "as_typed_url": "/search?" + urlencode({"q": page.query, "lang": lang, "correct": "false"}),
         "q": page.error if pasted and page.error else query, "lang": lang, "page": page, "error": None,
         "pasted": pasted, "paste_text": query if pasted else "",
         "previous_url": link(max(0, offset - PAGE_SIZE)) if offset > 0 else None,

@@ -351,3 +351,33 @@ def test_the_suite_runs_on_the_engine_it_was_asked_for(seeded: Settings, client:
 
     assert seeded.resolved_database_url.startswith("postgresql" if ENGINE == "postgresql" else "sqlite")
     assert client.get("/readyz").json()["status"] == "ok"
+
+
+def test_post_search_reads_a_whole_log_and_names_its_error(client: InProcessClient) -> None:
+    log = "\n".join(f"2024-05-01 12:00:{k:02d} INFO step {k} loss 0.{k}" for k in range(60)) * 3
+    log += "\nImportError: cannot import name 'cache' from 'functools' (/usr/lib/python3.8/functools.py)"
+    assert len(log) > 4000
+    answer = client.post("/api/v1/search", json={"q": log, "limit": 3})
+    assert answer.status_code == 200
+    page = answer.json()
+    assert page["error"] == "ImportError: cannot import name 'cache' from 'functools'"
+    assert len(page["query"]) <= 4000 and "functools" in page["query"]
+    assert client.get("/api/v1/search", params={"q": log}).status_code == 422  # a URL stays short
+    assert client.post("/api/v1/search", json={"q": "x" * 65_537}).status_code == 422
+
+
+@pytest.mark.parametrize("junk", ["\x00\x01\x7f" * 21_000, "😀" * 20_000, "x" * 65_536, "<b>" * 20_000])
+def test_post_search_survives_64_kb_of_junk(client: InProcessClient, junk: str) -> None:
+    answer = client.post("/api/v1/search", json={"q": junk[:65_536]})
+    assert answer.status_code in (200, 422), answer.text[:200]
+    page = client.post("/search", data={"q": junk[:65_536]})
+    assert page.status_code in (200, 422) and "<b><b>" not in page.text
+
+
+def test_corrections_are_flagged_and_can_be_refused(client: InProcessClient) -> None:
+    corrected = client.get("/api/v1/search", params={"q": "deepsped"}).json()
+    assert corrected["corrected"] and corrected["suggestion"] == "deepspeed" and corrected["total"] > 0
+    as_typed = client.get("/api/v1/search", params={"q": "deepsped", "correct": "false"}).json()
+    assert not as_typed["corrected"] and as_typed["suggestion"] == "deepspeed" and as_typed["total"] == 0
+    assert client.get("/api/v1/search", params={"q": "显纯"}).json()["suggestion"] == "显存"
+    assert client.get("/api/v1/search", params={"q": "kubernetes deepspeed"}).json()["unmatched"] == ["kubernetes"]

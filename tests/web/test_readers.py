@@ -3,12 +3,15 @@ honest corrections, no dead ends, the reader's page."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
 from app.config import Settings
+from app.querylog import QueryLog
 from measure.localserver import running_server
 from tests.web.test_browser import LAUNCH_ARGS, _chromium
 
@@ -27,10 +30,24 @@ def long_traceback(frames: int = 45) -> str:
     return "\n".join(lines)
 
 
+ASK = "https://tracker.example/faq/issues/new?title={query}"
+EDIT = "https://git.example/team/faq/edit/main/content/{path}#L{line}"
+POPULAR_QUERY = "CUDA out of memory"
+
+
 @pytest.fixture(scope="module")
-def server(seeded: Settings) -> Iterator[str]:
-    """A real `faq serve` on loopback over the seeded data."""
-    with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as (base, _, _):
+def server(seeded: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `faq serve` searching by words and meaning, over a copy of the seeded data whose statistics say what
+    readers search for, with the "ask the team" and "edit this page" links set."""
+    data = tmp_path_factory.mktemp("readers") / "data"
+    shutil.copytree(seeded.data_dir, data, symlinks=True, ignore=shutil.ignore_patterns("queries.db"))
+    log = QueryLog(seeded.model_copy(update={"data_dir": data}))
+    for _ in range(5):
+        log.record(POPULAR_QUERY, 12)
+    log.record("one reader's own words", 3)  # once: never shown to others
+    log.close()
+    env = {"FAQ_DATA_DIR": str(data), "FAQ_SEMANTIC": "true", "FAQ_ASK_URL": ASK, "FAQ_EDIT_URL": EDIT}
+    with running_server(env, ready_path="/readyz", timeout=120) as (base, _, _):
         yield base
 
 
@@ -145,3 +162,48 @@ def test_escape_in_the_instant_list_closes_it_and_keeps_the_query(page: Any, ser
     assert page.locator(".instant").is_hidden()
     assert page.evaluate("document.activeElement.name") == "q"
     assert page.locator("header.site input").input_value() == "deepspeed"
+
+
+# ------------------------------------------------------------------ 6. honest corrections
+
+def test_a_corrected_query_says_so_and_offers_the_query_as_typed(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=deepsped")
+    assert page.locator("h1").inner_text() == "Results for “deepspeed”"
+    correction = page.locator("p.corrected")
+    assert correction.inner_text() == "Showing results for deepspeed. Search instead for deepsped."
+    assert page.locator("p.suggestion", has_text="Did you mean").count() == 0  # not a link to the same page
+    correction.locator("a", has_text="deepsped").click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "Results for “deepsped”"
+    assert page.locator("li.result").count() == 0
+    assert page.locator("p.suggestion").inner_text() == "Did you mean deepspeed?"
+
+
+def test_words_that_matched_nothing_are_named(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=kubernetes+deepspeed")
+    assert page.locator("li.result").count() > 0
+    assert page.locator("p.unmatched").inner_text() == "No entry mentions kubernetes."
+    page.goto(server + "/search?q=zzqxv+blorf")
+    assert page.locator("p.corrected").inner_text().startswith("Showing results for zzqxv bloom.")
+    assert page.locator("p.unmatched").inner_text() == "No entry mentions zzqxv."
+
+
+def test_a_chinese_typo_is_corrected_by_sound(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=" + quote("显纯不足"))
+    assert page.locator("p.corrected").inner_text().startswith("Showing results for 显存不足.")
+    assert "显存" in "".join(page.locator("li.result mark").all_inner_texts())
+
+
+# ------------------------------------------------------------------ 7. no dead ends
+
+def test_a_search_that_matches_nothing_leads_somewhere(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=qqxqz+vvkwp")
+    assert page.locator("p.empty").is_visible()
+    closest = page.locator("h2", has_text="Closest in meaning")
+    assert closest.is_visible() and page.locator("h2 + ul.entry-links").first.locator("a").count() == 5
+    popular = page.locator("h2", has_text="What readers look up most")
+    assert popular.is_visible()
+    titles = page.locator("h2:has-text('What readers look up most') + ul a").all_inner_texts()
+    assert any("CUDA" in title or "memory" in title.lower() for title in titles)
+    ask = page.locator("p.ask a")
+    assert ask.get_attribute("href").startswith("https://tracker.example/faq/issues/new?title=qqxqz%20vvkwp")
