@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -30,10 +31,10 @@ from app.models import (
     SearchPage,
 )
 from app.querylog import QueryLog
-from app.search.analysis import HAN, normalise_text
+from app.search.analysis import HAN, normalise_text, query_terms
 from app.search.engine import Mode
 from app.search.errors import normalise_error
-from app.search.highlight import make_snippet, mark_terms
+from app.search.highlight import make_snippet, mark_html, mark_terms
 from app.search.paste import is_paste, read_paste
 from app.search.ranking import Match
 
@@ -41,6 +42,7 @@ LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
 MAX_RELATED = 5  # related entries shown with an entry
+MAX_HIGHLIGHT = 200  # characters of a search highlighted on the entry it led to
 POPULAR_QUERIES = 20  # the most frequent past queries whose best entries are the popular ones
 RELATED_BY_MEANING = 10  # its nearest entries by meaning, fused with those sharing its anchors
 RELATED_FUSION_K = 3  # reciprocal rank fusion: an entry in both lists comes first
@@ -69,6 +71,15 @@ def entry_url(entry_id: str) -> str:
 def document_url(document_id: str) -> str:
     """The page of a document."""
     return f"/documents/{document_id}"
+
+
+def document_name(path: str, title: str) -> str:
+    """The words of a document's file name (folders, then the name without its extension or language marker)
+    that its title does not already say: `deepspeed-chat-faq.zh.md`, "FAQ" → "deepspeed chat"."""
+    stem = re.sub(r"(?:[._-](?:zh|cn|zh[-_]cn|en|us|en[-_]us))?\.(?:md|markdown|txt)$", "", path, flags=re.I)
+    said = {word.lower() for word in re.findall(r"\w+", title)}
+    words = [word for word in re.split(r"[\s/._-]+", stem) if word and word.lower() not in said]
+    return " ".join(words) or path
 
 
 def _entry_ref(entry: Entry) -> EntryRef:
@@ -168,6 +179,12 @@ class Reader:
             return row[0], row[1]
 
         return self.snapshot.kept("entry_html", entry_id, ENTRIES_KEPT, read)
+
+    def highlighted(self, entry_id: str, words: str) -> tuple[str, str]:
+        """The entry's title (escaped) and answer HTML with the words of the search that led to it marked."""
+        _, body_html = self.entry_html(entry_id)
+        terms = query_terms(words[:MAX_HIGHLIGHT])
+        return mark_terms(self.get_entry(entry_id).title, terms), mark_html(body_html, terms)
 
     def _related(self, entry_id: str) -> list[EntryRef]:
         """Other entries on the same problem, best first: those sharing its anchors (found at ingest) fused with
@@ -339,12 +356,16 @@ class Reader:
     def document_labels(self) -> dict[str, tuple[str, str]]:
         """Each document's title and how to tell it apart: the title, plus its path where titles repeat.
 
-        Three documents called "FAQ" must not give three breadcrumbs that all say "FAQ".
+        Three documents called "FAQ" must not give three breadcrumbs that all say "FAQ": each gets the words of
+        its file name that its title lacks ("FAQ (deepspeed chat)"), or its path when those repeat too.
         """
         def read() -> dict[str, tuple[str, str]]:
             rows = self.session.exec(select(Document.id, Document.title, Document.path)).all()
             seen = Counter(title for _, title, _ in rows)
-            return {id_: (title, title if seen[title] == 1 else f"{title} ({path})") for id_, title, path in rows}
+            named = Counter((title, document_name(path, title)) for _, title, path in rows)
+            return {id_: (title, title if seen[title] == 1 else f"{title} ({document_name(path, title)})"
+                          if named[(title, document_name(path, title))] == 1 else f"{title} ({path})")
+                    for id_, title, path in rows}
 
         return self.snapshot.kept("document_labels", None, 1, read)
 

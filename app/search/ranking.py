@@ -56,6 +56,10 @@ MIN_NAMING_WORDS = 3  # an opening this long, held by at most NAMING_MAX_ENTRIES
 NAMING_MAX_ENTRIES = 3  # (an entry and its translation, or a few): `No module named` is in dozens
 PAIR_WEIGHT = 1.0  # each pair of adjacent words of a pasted error's signature an entry holds as written
 MAX_PAIRS = 16
+COMMON_SHARE = 0.2  # a term more than this share of entries hold is not highlighted (it says nothing about the hit)
+# Searched (a negation can matter), but not worth a highlight: alone in a snippet they point at nothing.
+STOP_LIKE = frozenset({"not", "no", "can", "cannot", "could", "should", "would", "will", "get", "use",
+                       "不可", "不能", "可以", "没有", "需要"})
 
 
 @dataclass(frozen=True)
@@ -185,10 +189,19 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
     if suggestion and correct and not budget.exhausted:  # the corrected search spends what is left of the budget
         corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
         if corrected.total > outcome.total:
-            return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial,
-                           corrected=True, unmatched=() if context else unmatched_words(index, suggestion))
-    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial,
+            return Outcome(corrected.total, corrected.matches, _informative(index, corrected.terms), suggestion,
+                           corrected.partial, corrected=True,
+                           unmatched=() if context else unmatched_words(index, suggestion))
+    return Outcome(outcome.total, outcome.matches, _informative(index, outcome.terms), suggestion, outcome.partial,
                    unmatched=() if context else unmatched_words(index, text))
+
+
+def _informative(index: LexicalIndex, terms: list[str]) -> list[str]:
+    """The terms worth highlighting: not those most entries hold (`not`, `names`, `不可`), unless nothing else is left.
+    """
+    common = index.searcher.doc_count() * COMMON_SHARE
+    telling = [term for term in terms if term not in STOP_LIKE and _entries_holding(index, term) <= common]
+    return telling or terms
 
 
 def _entries_holding(index: LexicalIndex, term: str) -> int:

@@ -16,8 +16,8 @@ from sqlmodel import Session
 from app.db import DataStore, NoDataError
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
-from app.search.paste import MAX_PASTE_LENGTH
 from app.search.engine import Mode
+from app.search.paste import MAX_PASTE_LENGTH
 from app.web.deps import ReaderDep, get_store
 from app.web.pages import NO_STORE
 from app.web.params import MAX_OFFSET, QUERY_PATTERN, LangParam, clean_query, language_filter

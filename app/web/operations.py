@@ -20,7 +20,9 @@ from app.live import Reingester
 from app.metrics import observe_generation, observe_request, render
 from app.models import Problem
 from app.querylog import top_queries
+from app.web.deps import ReaderDep
 from app.web.errors import problem
+from app.web.pages import entry_response
 from app.web.strings import interface_context
 
 access_log = logging.getLogger("faq.access")
@@ -102,6 +104,12 @@ def query_statistics_page(request: Request, days: Days = 30, limit: Limit = 20) 
     response: Response = request.app.state.templates.TemplateResponse(
         request, "pages/admin_queries.html", {**interface_context(request), "json_url": None, **data})
     return response
+
+
+@admin_pages.get("/entries/{entry_id}", response_class=HTMLResponse)
+def entry_for_editors(request: Request, reader: ReaderDep, entry_id: str) -> Response:
+    """An entry as readers see it, with where it comes from: file and line, encoding repairs."""
+    return entry_response(request, reader, entry_id, editors=True)
 
 
 def install_operations(app: FastAPI) -> None:

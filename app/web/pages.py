@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.ingest.language import HAN
+from app.queries import MAX_HIGHLIGHT
 from app.search.paste import MAX_PASTE_LENGTH, is_paste
 from app.web.deps import ReaderDep
 from app.web.errors import BadRequest
@@ -61,6 +62,7 @@ def home(request: Request, reader: ReaderDep) -> Response:
         groups.setdefault(doc.lang, []).append(doc)
     return _render(request, "pages/home.html", None, "/api/v1/documents", {
         "groups": groups, "counts": reader.entry_counts(), "documents": documents,
+        "labels": reader.document_labels(), "popular": reader.popular_entries(reader_interface(request), POPULAR),
     })
 
 
@@ -128,15 +130,25 @@ def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int
 
 
 @router.get("/entries/{entry_id}", response_class=HTMLResponse)
-def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
-    """One entry: question, answer, breadcrumb, translations and related entries."""
+def entry_page(request: Request, reader: ReaderDep, entry_id: str,
+               hl: Annotated[str, Query(description="the search that led here, highlighted")] = "") -> Response:
+    """One entry: question, answer, breadcrumb, translations and related entries; `hl` is the search that led
+    here, highlighted in the answer (and removable)."""
+    return entry_response(request, reader, entry_id, highlight=" ".join(hl[:MAX_HIGHLIGHT].split()))
+
+
+def entry_response(request: Request, reader: ReaderDep, entry_id: str, highlight: str = "",
+                   editors: bool = False) -> Response:
+    """The entry page; the editors' view adds where the entry comes from (file, line, encoding repairs)."""
     entry = reader.get_entry(entry_id)
-    title_html, body_html = reader.entry_html(entry_id)
+    title_html, body_html = reader.highlighted(entry_id, highlight) if highlight else reader.entry_html(entry_id)
     other = OTHER_LANGUAGE.get(entry.lang, "en")
+    edit = fill_template(request.app.state.settings.edit_url, path=entry.document.path, line=str(entry.line))
     return _render(request, "pages/entry.html", entry.lang, f"/api/v1/entries/{entry.id}", {
         "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other, "read_in": READ_IN,
         "document_label": reader.document_labels()[entry.document.id][1],
         "other_documents": [d for d in entry.document.translations if d.lang == other],
+        "edit_url": edit, "editors": editors, "highlight": highlight,
     })
 
 
@@ -150,9 +162,10 @@ def document_page(request: Request, reader: ReaderDep, document_id: str) -> Resp
     # documents read most, not on every view.
     html, items = reader.snapshot.kept("outline", (document.id, label), OUTLINES_KEPT,
                                        lambda: outline(document.html, document.title, document.entries, label))
+    edit = fill_template(request.app.state.settings.edit_url, path=document.path, line="1")
     return _render(request, "pages/document.html", document.lang,
                    f"/api/v1/documents/{document.id}",
-                   {"document": document, "document_html": html, "outline": items})
+                   {"document": document, "document_html": html, "outline": items, "edit_url": edit})
 
 
 @router.get("/opensearch.xml")

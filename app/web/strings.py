@@ -20,7 +20,7 @@ ENDONYMS = {"en": "English", "zh": "中文"}  # each language named in itself
 
 INTERFACE: dict[str, dict[str, Any]] = {
     "en": {
-        "interface_name": "English",
+        "interface_name": "English UI",
         "switch_title": "Show the portal in English",
         "permalink": "Link to this question",
         "stats_title": "What readers search for",
@@ -50,6 +50,11 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "next": "Next",
         "json": "JSON",
         "source": "Source line",
+        "edit_page": "Edit this page",
+        "for_editors": "For editors",
+        "editors_view": "Editors' view: where this entry comes from",
+        "highlighted": "Highlighting “{q}”",
+        "remove_highlight": "Remove highlighting",
         "repaired": "This text was repaired from a damaged encoding ({n} characters restored).",
         "uncertain": "{n} of them are a best guess and may read oddly.",
         "skip": "Skip to content",
@@ -102,7 +107,7 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "home": "Home: all documents",
     },
     "zh": {
-        "interface_name": "中文",
+        "interface_name": "中文界面",
         "switch_title": "以中文显示门户",
         "permalink": "本问题的链接",
         "stats_title": "读者在搜索什么",
@@ -132,6 +137,11 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "next": "下一页",
         "json": "JSON",
         "source": "源文件行",
+        "edit_page": "编辑此页",
+        "for_editors": "编辑者视图",
+        "editors_view": "编辑者视图：此条目的来源",
+        "highlighted": "已高亮“{q}”",
+        "remove_highlight": "取消高亮",
         "repaired": "本文由损坏的编码修复而来（已恢复 {n} 个字符）。",
         "uncertain": "其中 {n} 个为推测结果，读起来可能不太通顺。",
         "skip": "跳到正文",

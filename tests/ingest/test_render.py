@@ -42,7 +42,8 @@ def test_github_shortcodes_become_emoji_in_prose_but_not_in_code() -> None:
 
 
 def test_allowed_inline_html_is_rendered_and_any_other_tag_reads_as_written() -> None:
-    html = render_markdown('## <a name="1"></a> 1. Why?\n\n| Error | Fix |\n|---|---|\n| a<br />b | <kbd>Ctrl</kbd>+<kbd>C</kbd> |\n\n'
+    html = render_markdown('## <a name="1"></a> 1. Why?\n\n| Error | Fix |\n|---|---|\n'
+                           "| a<br />b | <kbd>Ctrl</kbd>+<kbd>C</kbd> |\n\n"
                            "H<sub>2</sub>O uses List<String> when a < b.\n\n"
                            "<details><summary>More</summary>\n\nhidden **text**\n\n</details>\n<!-- editors only -->\n")
     assert html.startswith("<h2><a></a> 1. Why?</h2>")  # the anchor is markup, never text

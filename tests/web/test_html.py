@@ -7,6 +7,7 @@ import re
 import pytest
 
 from app.config import Settings
+from app.main import create_app
 from app.web.inprocess import InProcessClient
 
 
@@ -93,19 +94,28 @@ def test_opensearch_description_points_at_the_search_page(client: InProcessClien
     assert "/search?q={searchTerms}" in body
 
 
-def test_entry_page_shows_a_discreet_notice_on_repaired_text(client: InProcessClient) -> None:
-    doc = client.get("/api/v1/documents/hf-transformers-deepspeed-notes-zh").json()
-    page = client.get(doc["entries"][1]["url"]).text
-    assert 'class="notice repaired"' in page
-    notice = page.split('class="notice repaired"', 1)[1].split("</p>", 1)[0]
-    assert "`" not in notice and "faq check" not in notice  # for readers: no editor's commands, no markup
-    clean = client.get(entry_url(client, "fused_adam")).text
-    assert 'class="notice repaired"' not in clean
+def test_repair_notes_and_source_lines_are_for_editors(seeded: Settings) -> None:
+    with InProcessClient(create_app(seeded.model_copy(update={"admin_token": "t"}))) as client:
+        doc = client.get("/api/v1/documents/hf-transformers-deepspeed-notes-zh").json()
+        url = doc["entries"][1]["url"]
+        page = client.get(url).text
+        assert 'class="notice repaired"' not in page and doc["path"] not in page  # readers: neither (issue 26)
+        editors = client.get(url.replace("/entries/", "/admin/entries/"), headers={"Authorization": "Bearer t"})
+        assert editors.status_code == 200
+        assert 'class="notice repaired"' in editors.text and f'{doc["path"]}:' in editors.text
+        notice = editors.text.split('class="notice repaired"', 1)[1].split("</p>", 1)[0]
+        assert "`" not in notice and "faq check" not in notice  # no editor's commands, no markup
+        assert client.get(url.replace("/entries/", "/admin/entries/")).status_code == 401
+        clean = client.get(entry_url(client, "fused_adam").replace("/entries/", "/admin/entries/"),
+                           headers={"Authorization": "Bearer t"}).text
+        assert 'class="notice repaired"' not in clean
 
 
 def test_search_page_offers_did_you_mean(client: InProcessClient) -> None:
-    page = client.get("/search", params={"q": "bitsandbites"}).text
-    assert "Did you mean" in page and "bitsandbytes" in page
+    corrected = client.get("/search", params={"q": "bitsandbites"}).text
+    assert "Showing results for" in corrected and "Search instead for" in corrected and "bitsandbytes" in corrected
+    as_typed = client.get("/search", params={"q": "bitsandbites", "correct": "false"}).text
+    assert "Did you mean" in as_typed and "bitsandbytes" in as_typed
 
 
 def test_search_page_shows_a_pair_in_the_language_typed(client: InProcessClient) -> None:

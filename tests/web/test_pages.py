@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from app.config import Settings
+from app.main import create_app
 from app.models import EntryRef
 from app.web.inprocess import InProcessClient
 from app.web.outline import outline
@@ -143,9 +145,10 @@ def test_code_blocks_are_keyboard_scrollable(client: InProcessClient) -> None:
     assert '<table tabindex="0">' in document and "<table>" not in document
 
 
-def test_entry_source_line_leads_to_the_question_in_its_document(client: InProcessClient) -> None:
-    hit = client.get("/api/v1/search", params={"q": "bitsandbytes undefined symbol"}).json()["results"][0]
-    page = client.get(hit["url"]).text
+def test_entry_source_line_leads_to_the_question_in_its_document(seeded: Settings) -> None:
+    with InProcessClient(create_app(seeded.model_copy(update={"admin_token": "t"}))) as client:
+        hit = client.get("/api/v1/search", params={"q": "bitsandbytes undefined symbol"}).json()["results"][0]
+        page = client.get("/admin" + hit["url"], headers={"Authorization": "Bearer t"}).text  # the editors' view
     assert f'href="/documents/training-env-troubleshooting-zh#{hit["id"]}"' in page
 
 
