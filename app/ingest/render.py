@@ -172,13 +172,36 @@ def sanitise(html: str) -> str:
     return cleaned
 
 
+def _label_cells(state: Any) -> None:
+    """Give each body cell of a markdown table its column's heading (`data-label`): on a phone the rows are shown
+    as cards, each cell under its heading, instead of a table wider than the screen."""
+    headings: list[str] = []
+    column = 0
+    in_head = False
+    for token in state.tokens:
+        if token.type == "thead_open":
+            headings, in_head = [], True
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open":
+            column = 0
+        elif token.type == "inline" and in_head:
+            headings.append(re.sub(r"[*_`]|<[^>]*>", "", token.content).strip())
+        elif token.type == "td_open":
+            if column < len(headings) and headings[column]:
+                token.attrSet("data-label", headings[column])
+            column += 1
+
+
 def _parser() -> MarkdownIt:
     md = MarkdownIt(
         "commonmark",
         {"html": True, "linkify": True, "typographer": False, "highlight": _highlight},
         renderer_cls=_PortalRenderer,
     )
-    return md.enable(["table", "linkify", "strikethrough"])
+    md.enable(["table", "linkify", "strikethrough"])
+    md.core.ruler.push("label_cells", _label_cells)
+    return md
 
 
 _MARKDOWN = _parser()

@@ -1,18 +1,23 @@
-"""A document page's outline: anchors on its questions and the "on this page" list.
+"""A document page's outline: anchors on its questions, the "on this page" list, and parts for long documents.
 
 The document's HTML is rendered once at ingest from the whole file; its entries are stored
 apart, in order. Here each entry is found again in that HTML (the first block after the
 previous entry's whose text is the question), given its id as an anchor and, on headings, a
 permalink. The document's own title is not repeated when the HTML opens with it.
+
+Everything here is linear in the size of the HTML: a 100,000-line document took minutes when
+each missing question was looked for down the whole rest of the page and each anchor was
+inserted by copying the page. A long document is cut into parts at questions that stand at
+the top level (never inside a list or table), so a page shows a bounded share of it.
 """
 
 from __future__ import annotations
 
+import html as html_module
 import re
 import unicodedata
 from dataclasses import dataclass
 from html import escape
-from html.parser import HTMLParser
 
 from app.models import EntryRef
 
@@ -20,12 +25,16 @@ HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 BLOCKS = HEADINGS | {"p", "li", "summary", "dt", "td", "th"}
 PERMALINK_TAGS = HEADINGS | {"summary", "dt", "p", "td", "th"}
 VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "embed", "source"}
+# A tag of the rendered HTML (attribute values may hold `>`: the sanitiser leaves it unescaped there).
+TAG = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
 _SPACE = re.compile(r"\s+")
-_SHOWN_TAG = re.compile(r"<[^<>]{0,60}>|`")  # raw HTML in markdown is shown as text; code markers
+_SHOWN_TAG = re.compile(r"<[^<>]{0,60}>|`")  # a tag written in content and shown as text; code markers
+LOOKAHEAD = 400  # blocks a question is looked for past the previous one: a missing one must not cost a scan
+PART_CHARS = 200_000  # HTML a part of a long document holds, about: a page a browser shows at once
 
 
 def _normal(text: str) -> str:
-    text = _SHOWN_TAG.sub(" ", unicodedata.normalize("NFKC", text))
+    text = _SHOWN_TAG.sub(" ", unicodedata.normalize("NFKC", html_module.unescape(text)))
     return _SPACE.sub(" ", text).strip().casefold()
 
 
@@ -34,60 +43,50 @@ class _Block:
     tag: str
     start: int  # offset of "<tag"
     name_end: int  # offset just after "<tag"
+    top: bool  # not inside another element
     close: int = -1  # offset of "</tag>", -1 while open
     end: int = -1  # offset just after "</tag>"
     text: str = ""
+    normal: str | None = None
+
+    def normalised(self) -> str:
+        """The block's text as compared with questions (computed once)."""
+        if self.normal is None:
+            self.normal = _normal(self.text)
+        return self.normal
 
 
-class _Blocks(HTMLParser):
-    """The block elements of a fragment with their offsets and text."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.html = html
-        self.line_starts = [0]
-        for match in re.finditer("\n", html):
-            self.line_starts.append(match.end())
-        self.blocks: list[_Block] = []
-        self.open: list[tuple[_Block | None, list[str]]] = []
-        self.feed(html)
-        self.close()
-
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self.line_starts[line - 1] + column
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+def _blocks(html: str) -> list[_Block]:
+    """The block elements of a fragment with their offsets and text (tags dropped, a <br> a space)."""
+    blocks: list[_Block] = []
+    open_: list[tuple[str, _Block | None, list[str]]] = []
+    cursor = 0
+    for match in TAG.finditer(html):
+        if open_:
+            open_[-1][2].append(html[cursor:match.start()])
+        cursor = match.end()
+        closing, tag = match.group(1), match.group(2).lower()
         if tag in VOID:
-            if tag == "br":  # a line break parts words, as the question's text does
-                self.handle_data(" ")
-            return
-        block = None
-        if tag in BLOCKS:
-            start = self._offset()
-            block = _Block(tag, start, start + 1 + len(tag))
-            self.blocks.append(block)
-        self.open.append((block, []))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in VOID:
-            return
-        # Close up to the matching element (rendered markdown is well formed; be lenient anyway).
-        while self.open:
-            block, parts = self.open.pop()
-            text = "".join(parts)
-            if self.open:
-                self.open[-1][1].append(text)
+            if tag == "br" and open_:  # a line break parts words, as the question's text does
+                open_[-1][2].append(" ")
+            continue
+        if not closing:
+            block = _Block(tag, match.start(), match.start() + 1 + len(tag), top=not open_) if tag in BLOCKS else None
             if block is not None:
-                block.text = text
-                block.close = self._offset()
-                block.end = self.html.index(">", block.close) + 1
-            if block is None or block.tag == tag:
+                blocks.append(block)
+            open_.append((tag, block, []))
+            continue
+        # Close up to the matching element (rendered markdown is well formed; be lenient anyway).
+        while open_:
+            name, block, parts = open_.pop()
+            text = "".join(parts)
+            if open_:
+                open_[-1][2].append(text)
+            if block is not None:
+                block.text, block.close, block.end = text, match.start(), match.end()
+            if name == tag:
                 break
-
-    def handle_data(self, data: str) -> None:
-        if self.open:
-            self.open[-1][1].append(data)
+    return blocks
 
 
 @dataclass(frozen=True)
@@ -97,19 +96,28 @@ class OutlineItem:
     entry: EntryRef
     href: str  # "#id" when the question was found on the page, else the entry's own page
     on_page: bool
+    part: int = 1  # the part of a long document that holds it
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A document's HTML, cut into parts (one for most documents), and its questions."""
+
+    parts: list[str]
+    items: list[OutlineItem]
 
 
 PREFIX = 40  # characters a block may show before its question: numbering, "Q:", an escaped anchor
 
 
 def _find(blocks: list[_Block], start: int, title: str) -> int | None:
-    """The first block from `start` that is the question or opens with it."""
+    """The first block from `start` (within LOOKAHEAD) that is the question or opens with it."""
     if not title:
         return None
-    for i in range(start, len(blocks)):
+    for i in range(start, min(len(blocks), start + LOOKAHEAD)):
         if blocks[i].end < 0:
             continue
-        text = _normal(blocks[i].text)
+        text = blocks[i].normalised()
         at = text.find(title)
         if text == title or (len(title) >= 2 and 0 <= at <= PREFIX):
             return i
@@ -126,19 +134,26 @@ def _locate(blocks: list[_Block], start: int, title: str) -> int | None:
 def outline(html: str, title: str, entries: list[EntryRef],
             permalink_label: str = "Link to this question") -> tuple[str, list[OutlineItem]]:
     """The document HTML with anchored questions (title heading dropped) and its outline."""
-    blocks = _Blocks(html).blocks
-    inserts: list[tuple[int, str]] = []  # (offset, text), applied from the end
+    document = paginated(html, title, entries, permalink_label, part_chars=None)
+    return document.parts[0], document.items
+
+
+def paginated(html: str, title: str, entries: list[EntryRef], permalink_label: str = "Link to this question",
+              part_chars: int | None = PART_CHARS) -> Outline:
+    """The document HTML with anchored questions, cut into parts of about `part_chars` (None: one part)."""
+    blocks = _blocks(html)
+    inserts: list[tuple[int, str]] = []  # (offset, text)
     cut: tuple[int, int] | None = None
     first = next((b for b in blocks if b.tag in HEADINGS), None)
-    if first is not None and first.tag == "h1" and _normal(first.text) == _normal(title) \
+    if first is not None and first.tag == "h1" and first.normalised() == _normal(title) \
             and not html[:first.start].strip():
         cut = (first.start, first.end)
-    items: list[OutlineItem] = []
+    found_items: list[tuple[EntryRef, _Block | None]] = []
     cursor = 0
     for entry in entries:
         found = _locate(blocks, cursor, entry.title)
         if found is None or (cut is not None and blocks[found].start == cut[0]):
-            items.append(OutlineItem(entry, entry.url, on_page=False))
+            found_items.append((entry, None))
             continue
         block = blocks[found]
         cursor = found + 1
@@ -147,10 +162,34 @@ def outline(html: str, title: str, entries: list[EntryRef],
         if block.tag in PERMALINK_TAGS:
             label = escape(f"{permalink_label}: {entry.title}")
             inserts.append((block.close, f' <a class="permalink" href="#{anchor}" aria-label="{label}">#</a>'))
-        items.append(OutlineItem(entry, f"#{entry.id}", on_page=True))
-    out = html
-    for offset, text in sorted(inserts, key=lambda pair: pair[0], reverse=True):
-        out = out[:offset] + text + out[offset:]
-    if cut is not None:  # before every insert: nothing is inserted inside the dropped heading
-        out = out[:cut[0]] + out[cut[1]:].lstrip("\n")
-    return out, items
+        found_items.append((entry, block))
+    # Parts start at a question standing at the top level, once the part before holds enough.
+    starts = [0 if cut is None else cut[1]]
+    if part_chars is not None:
+        for _, block in found_items:
+            if block is not None and block.top and block.start - starts[-1] >= part_chars:
+                starts.append(block.start)
+    bounds = list(zip(starts, [*starts[1:], len(html)], strict=True))
+    parts = [_assemble(html, begin, end, inserts).lstrip("\n") for begin, end in bounds]
+    items: list[OutlineItem] = []
+    for entry, block in found_items:
+        if block is None:
+            items.append(OutlineItem(entry, entry.url, on_page=False))
+            continue
+        part = sum(1 for begin in starts if begin <= block.start)
+        items.append(OutlineItem(entry, f"#{entry.id}", on_page=True, part=part))
+    if cut is not None and cut[0] > 0:
+        parts[0] = html[:cut[0]] + parts[0]
+    return Outline(parts, items)
+
+
+def _assemble(html: str, begin: int, end: int, inserts: list[tuple[int, str]]) -> str:
+    """`html[begin:end]` with the inserts that fall inside it, in one pass."""
+    pieces: list[str] = []
+    cursor = begin
+    for offset, text in sorted(insert for insert in inserts if begin <= insert[0] < end):
+        pieces.append(html[cursor:offset])
+        pieces.append(text)
+        cursor = offset
+    pieces.append(html[cursor:end])
+    return "".join(pieces)

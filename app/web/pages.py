@@ -10,12 +10,12 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.ingest.language import HAN
-from app.queries import MAX_HIGHLIGHT
+from app.queries import MAX_HIGHLIGHT, NotFound
 from app.search.paste import MAX_PASTE_LENGTH, is_paste
 from app.web.deps import ReaderDep
 from app.web.errors import BadRequest
 from app.web.forms import read_form
-from app.web.outline import outline
+from app.web.outline import Outline, paginated
 from app.web.params import MAX_OFFSET, LangParam, clean_query, language_filter
 from app.web.strings import (
     EXAMPLES,
@@ -153,19 +153,30 @@ def entry_response(request: Request, reader: ReaderDep, entry_id: str, highlight
 
 
 @router.get("/documents/{document_id}", response_class=HTMLResponse)
-def document_page(request: Request, reader: ReaderDep, document_id: str) -> Response:
-    """A whole document with its entries in order."""
-    document = reader.get_document(document_id)
+def document_page(request: Request, reader: ReaderDep, document_id: str,
+                  part: Annotated[int, Query(ge=1, le=100_000)] = 1) -> Response:
+    """A whole document with its entries in order; a long one in parts (`part`), each with its own outline."""
     # Anchors on the questions and an "on this page" list that jumps to them.
     label = INTERFACE[reader_interface(request)]["permalink"]
-    # Parsing a whole document is the page's costliest step: done once per generation for the
-    # documents read most, not on every view.
-    html, items = reader.snapshot.kept("outline", (document.id, label), OUTLINES_KEPT,
-                                       lambda: outline(document.html, document.title, document.entries, label))
+
+    def read() -> tuple[Any, Outline]:
+        # Parsing a whole document is the page's costliest step: done once per generation for the documents read
+        # most, whatever their size, and kept without the document's text (its parts are what pages show).
+        document = reader.get_document(document_id)
+        laid_out = paginated(document.html, document.title, document.entries, label)
+        return document.model_copy(update={"markdown": "", "html": ""}), laid_out
+
+    document, laid_out = reader.snapshot.kept("outline", (document_id, label), OUTLINES_KEPT, read)
+    if part > len(laid_out.parts):
+        raise NotFound(f"document {document_id!r} has {len(laid_out.parts)} part(s); there is no part {part}")
+    here = [item for item in laid_out.items if item.part == part and (item.on_page or part == 1)]
+    parts = [(number, next((item.entry.title for item in laid_out.items if item.on_page and item.part == number),
+                           document.title)) for number in range(1, len(laid_out.parts) + 1)]
     edit = fill_template(request.app.state.settings.edit_url, path=document.path, line="1")
     return _render(request, "pages/document.html", document.lang,
                    f"/api/v1/documents/{document.id}",
-                   {"document": document, "document_html": html, "outline": items, "edit_url": edit})
+                   {"document": document, "document_html": laid_out.parts[part - 1], "outline": here,
+                    "parts": parts if len(parts) > 1 else [], "part": part, "edit_url": edit})
 
 
 @router.get("/opensearch.xml")

@@ -13,6 +13,7 @@
       didYouMean: "Did you mean", all: "All results", keys: "↓ ↑ choose · Enter open · Esc clear",
       pasteHint: "Tip: paste a whole error message or traceback.",
       tooLong: "Long text: press Enter to search it.", failed: "Instant results are unavailable: press Enter to search.",
+      scrolls: "⇆ Wider than the screen: scroll sideways",
       pasted: (n, lines) => "Pasted " + n.toLocaleString("en") + " characters (" + lines + " lines): searched by its error.",
     },
     zh: {
@@ -22,6 +23,7 @@
       didYouMean: "你是不是要找", all: "全部结果", keys: "↓ ↑ 选择 · 回车打开 · Esc 清空",
       pasteHint: "提示：可以直接粘贴完整的报错信息或 traceback。",
       tooLong: "文本较长：按回车进行搜索。", failed: "即时结果暂不可用：按回车搜索。",
+      scrolls: "⇆ 内容比屏幕宽：可左右滚动",
       pasted: (n, lines) => "已粘贴 " + n + " 个字符（" + lines + " 行）：按其中的报错搜索。",
     },
   };
@@ -117,6 +119,24 @@
       copyText(text).then(() => say(T.copied), () => { selectContents(code); say(T.copyFailed); });
     });
   });
+
+  // ------------------------------------------------------------ wide code and tables: say that they scroll
+  const hints = [];
+  function markWide() {
+    hints.splice(0).forEach((hint) => hint.remove());
+    document.querySelectorAll("main pre, main table").forEach((box) => {
+      const wide = box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+      box.classList.toggle("scrolls", wide);
+      if (!wide) return;
+      const hint = el("p", "scroll-hint", T.scrolls);
+      const after = box.parentNode.classList.contains("code") ? box.parentNode : box;
+      after.parentNode.insertBefore(hint, after.nextSibling);
+      hints.push(hint);
+    });
+  }
+  markWide();
+  let resized = 0;
+  window.addEventListener("resize", () => { window.clearTimeout(resized); resized = window.setTimeout(markWide, 150); });
 
   // ------------------------------------------------------------ search box: "/" and instant results
   const form = document.querySelector("header.site form.search");

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from sqlalchemy import Engine, event
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
+from app.web.outline import PART_CHARS
 from tests.conftest import settings_for
 
 
@@ -41,3 +43,25 @@ def test_listing_searching_and_entry_pages_never_load_document_text(tmp_path: Pa
             assert client.get(url).status_code == 200, url
     reading_text = [s for s in statements if "document.markdown" in s or "document.html" in s]
     assert reading_text == []
+
+
+def test_a_long_document_is_shown_in_parts_that_reach_every_question(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    sections = "".join(f"## How do I fix problem {k}?\n\nRun `tool --fix {k}`.\n\n```\ntool --fix {k}\n```\n\n"
+                       + "".join(f"- step {j} of problem {k}\n" for j in range(6)) + "\n" for k in range(1500))
+    (content / "long.md").write_text(f"# Long\n\n{sections}", encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        first = client.get("/documents/long")
+        assert first.status_code == 200
+        parts = int(re.search(r"part 1 of (\d+)", first.text).group(1))  # type: ignore[union-attr]
+        assert parts >= 3
+        anchored: list[str] = []
+        for part in range(1, parts + 1):
+            page = client.get(f"/documents/long?part={part}").text
+            assert len(page) < 2 * PART_CHARS  # each page holds a bounded share of the document
+            anchored += re.findall(r'<h2 id="([^"]+)" class="question"', page)
+        assert client.get(f"/documents/long?part={parts + 1}").status_code == 404
+    assert len(anchored) == len(set(anchored)) == 1500  # every question once, in one part
