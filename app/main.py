@@ -67,7 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/docs", include_in_schema=False)
     def docs(request: Request) -> Response:
         # Our own page rather than FastAPI's: no inline script, so the strict CSP holds.
-        response: Response = app.state.templates.TemplateResponse(request, "docs.html", {})
+        response: Response = app.state.templates.TemplateResponse(request, "docs.html",
+                                                                   {"paths": app.openapi().get("paths", {})})
         return response
 
     app.include_router(api.router)

@@ -166,17 +166,17 @@ def paginated(html: str, title: str, entries: list[EntryRef], permalink_label: s
     # Parts start at a question standing at the top level, once the part before holds enough.
     starts = [0 if cut is None else cut[1]]
     if part_chars is not None:
-        for _, block in found_items:
-            if block is not None and block.top and block.start - starts[-1] >= part_chars:
-                starts.append(block.start)
+        for _, where in found_items:
+            if where is not None and where.top and where.start - starts[-1] >= part_chars:
+                starts.append(where.start)
     bounds = list(zip(starts, [*starts[1:], len(html)], strict=True))
     parts = [_assemble(html, begin, end, inserts).lstrip("\n") for begin, end in bounds]
     items: list[OutlineItem] = []
-    for entry, block in found_items:
-        if block is None:
+    for entry, where in found_items:
+        if where is None:
             items.append(OutlineItem(entry, entry.url, on_page=False))
             continue
-        part = sum(1 for begin in starts if begin <= block.start)
+        part = sum(1 for begin in starts if begin <= where.start)
         items.append(OutlineItem(entry, f"#{entry.id}", on_page=True, part=part))
     if cut is not None and cut[0] > 0:
         parts[0] = html[:cut[0]] + parts[0]

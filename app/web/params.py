@@ -23,8 +23,8 @@ def clean_query(q: str, limit: int = MAX_QUERY_LENGTH) -> str:
     """
     if len(q) > limit:
         longer = " (send a longer text, such as a whole log, with POST)" if limit < MAX_PASTE_LENGTH else ""
-        longer = " (send a longer text, such as a whole log, with POST)" if limit < MAX_PASTE_LENGTH else ""
         raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {limit}{longer}")
+    q = q.replace("\r\n", "\n").replace("\r", "\n")
     cleaned = "".join(" " if unicodedata.category(c) == "Cc" and c != "\n" else c for c in q)
     if not cleaned.strip():
         raise BadRequest("q: the query is empty; type a word, an error message or an identifier")

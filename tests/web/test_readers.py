@@ -5,18 +5,27 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 
 from app.config import Settings
+from app.ingest.pipeline import html_to_text
 from app.querylog import QueryLog
 from measure.localserver import running_server
 from tests.web.test_browser import LAUNCH_ARGS, _chromium
 
 pytestmark = pytest.mark.browser
 WIDTHS = (320, 360, 390, 1366)
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_ALL = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map(v =>
+    `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | ")}`);
+}"""
 
 
 def long_traceback(frames: int = 45) -> str:
@@ -207,3 +216,215 @@ def test_a_search_that_matches_nothing_leads_somewhere(page: Any, server: str) -
     assert any("CUDA" in title or "memory" in title.lower() for title in titles)
     ask = page.locator("p.ask a")
     assert ask.get_attribute("href").startswith("https://tracker.example/faq/issues/new?title=qqxqz%20vvkwp")
+
+
+# ------------------------------------------------------------------ every page, every width, both schemes
+
+def _kinds(server: str) -> dict[str, str]:
+    with httpx.Client(base_url=server) as http:
+        entry = http.get("/api/v1/search", params={"q": "PYTORCH_CUDA_ALLOC_CONF"}).json()["results"][0]["url"]
+    return {
+        "home": "/", "results": "/search?q=CUDA+out+of+memory", "empty search": "/search",
+        "corrected": "/search?q=deepsped", "nothing found": "/search?q=qqxqz+vvkwp",
+        "entry": entry, "highlighted entry": entry + "?hl=CUDA+memory",
+        "table document": "/documents/deepspeed-chat-faq-zh",
+        "document": "/documents/hf-transformers-deepspeed-notes-zh",
+        "list document": "/documents/training-env-troubleshooting-zh", "404": "/no/such/page", "docs": "/docs",
+    }
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_axe_finds_no_violation_of_any_impact(browser: Any, server: str, width: int, scheme: str) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800}, locale="en-US", bypass_csp=True)
+    page = context.new_page()
+    page.emulate_media(color_scheme=scheme)
+    found: dict[str, list[str]] = {}
+    try:
+        for kind, path in _kinds(server).items():
+            page.goto(server + path)
+            if kind == "docs":
+                page.wait_for_selector(".opblock-summary-path", timeout=20_000)
+            page.add_script_tag(path=str(AXE))
+            found[kind] = page.evaluate(AXE_ALL)
+        page.goto(server + "/search")
+        page.locator("details.paste-form summary").click()
+        page.goto(server + "/")
+        page.keyboard.press("/")
+        page.keyboard.type("CUDA memory", delay=10)
+        page.wait_for_selector(".instant li a")
+        page.add_script_tag(path=str(AXE))
+        found["instant results"] = page.evaluate(AXE_ALL)
+    finally:
+        context.close()
+    assert {kind: v for kind, v in found.items() if v} == {}
+
+
+# ------------------------------------------------------------------ 2, 13. tables and code on every width
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_nothing_is_wider_than_its_box_without_saying_it_scrolls(browser: Any, server: str, width: int,
+                                                                 scheme: str) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800}, locale="zh-CN")
+    page = context.new_page()
+    page.emulate_media(color_scheme=scheme)
+    unsaid: dict[str, list[str]] = {}
+    small_code: dict[str, list[float]] = {}
+    try:
+        for kind, path in _kinds(server).items():
+            if kind == "docs":
+                continue
+            page.goto(server + path)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, kind
+            unsaid[kind] = page.evaluate("""() => [...document.querySelectorAll("main *")].filter(e => {
+                if (e.scrollWidth <= e.clientWidth + 1) return false;
+                const style = getComputedStyle(e);
+                if (style.overflowX === "visible") return false;
+                if (style.overflowX === "hidden" && e.clientWidth <= 1) return false;  // text for screen readers
+                if (["auto", "scroll"].includes(style.overflowX)) {
+                  const hint = (e.closest(".code") || e).nextElementSibling;
+                  return !(hint && hint.classList.contains("scroll-hint") && hint.offsetHeight > 0);
+                }
+                return true;
+            }).map(e => e.tagName + "." + e.className)""")
+            small_code[kind] = page.evaluate("""() => [...document.querySelectorAll("main code, main pre")]
+                .map(e => parseFloat(getComputedStyle(e).fontSize)).filter(size => size < 14)""")
+    finally:
+        context.close()
+    assert {kind: found for kind, found in unsaid.items() if found} == {}
+    assert {kind: found for kind, found in small_code.items() if found} == {}
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_on_a_phone_a_table_of_answers_is_read_row_by_row(browser: Any, server: str, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(server + "/documents/deepspeed-chat-faq-zh")
+        cell = page.locator("td[data-label]").nth(1)
+        box = cell.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width  # the answer column is on the screen
+        label = cell.evaluate("e => getComputedStyle(e, '::before').content")
+        assert label.strip('"') == cell.get_attribute("data-label") != ""  # each cell says which column it is
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ 3. inline HTML
+
+def test_inline_html_in_content_is_markup_not_text(page: Any, server: str) -> None:
+    page.goto(server + "/documents/deepspeed-chat-faq-zh")
+    text = page.locator("article").inner_text()
+    assert "<a name" not in text and "<br" not in text
+    assert page.locator("article td br").count() >= 1
+    assert page.locator("h2", has_text="单机单卡可以训练多大参数量的模型").count() == 1
+
+
+# ------------------------------------------------------------------ 9. questions look like questions
+
+def test_questions_stand_out_from_answers_whatever_the_document_wrote(page: Any, server: str) -> None:
+    page.goto(server + "/documents/training-env-troubleshooting-zh")
+    plain = page.evaluate("""() => [...document.querySelectorAll(".question")]
+        .filter(q => !/^H[1-6]$/.test(q.tagName))
+        .filter(q => parseFloat(getComputedStyle(q).borderLeftWidth) < 3).map(q => q.tagName)""")
+    assert page.locator(".question").count() > 0 and plain == []
+
+
+# ------------------------------------------------------------------ 10. two "Chinese" links
+
+def test_the_interface_switch_and_the_translation_link_say_different_things(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=" + quote("memory fragmentations"))
+    page.locator("li.result a.title").first.click()
+    page.wait_for_load_state()
+    switch = page.locator("header.site .ui-switch").inner_text()
+    translation = page.locator("p.lang-switch a").inner_text()
+    assert switch == "中文界面" and translation == "阅读中文版"
+    page.locator("p.lang-switch a").click()
+    page.wait_for_load_state()
+    assert page.locator("html").get_attribute("lang") == "zh-Hans"
+    assert page.locator("header.site").get_attribute("lang") == "en"  # the interface did not change
+
+
+# ------------------------------------------------------------------ 11. snippets and the reader's language
+
+def test_snippets_start_between_words_and_a_chinese_query_gets_the_chinese_twin(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=" + quote("内存碎片"))
+    first = page.locator("li.result").first
+    assert first.get_attribute("lang") == "zh-Hans"
+    assert first.locator("a.badge.other").get_attribute("hreflang") == "en"
+    page.goto(server + "/search?q=deepspeed+config")
+    cut_words = []
+    for result in page.locator("li.result").all():
+        snippet = result.locator("p.snippet").inner_text()
+        assert "://" not in snippet  # URLs are shortened to their host and last segment
+        if not snippet.startswith("…"):
+            continue
+        entry = httpx.get(server + "/api/v1" + result.locator("a.title").get_attribute("href").split("?")[0]).json()
+        text = html_to_text(entry["body_html"])
+        first = snippet[1:].split()[0]
+        at = text.find(first)
+        if at > 0 and text[at - 1].isalnum() and ord(text[at - 1]) < 0x2E80:
+            cut_words.append(first)
+    assert cut_words == []
+
+
+# ------------------------------------------------------------------ 12. /docs
+
+def test_api_docs_lead_back_and_work_without_javascript_and_in_dark(browser: Any, server: str) -> None:
+    context = browser.new_context(java_script_enabled=False, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(server + "/docs")
+        assert "GET /api/v1/search" in page.locator("body").inner_text()
+        assert page.locator("a[href='/']").count() == 1
+    finally:
+        context.close()
+    context = browser.new_context(color_scheme="dark", locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(server + "/docs")
+        page.wait_for_selector(".opblock-summary-path", timeout=20_000)
+        red, green, blue = page.evaluate("""() => getComputedStyle(document.body).backgroundColor
+            .match(/\\d+/g).slice(0, 3).map(Number)""")
+        assert 0.2126 * red + 0.7152 * green + 0.0722 * blue < 80
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ 14. readers do not see the editors' details
+
+def test_readers_see_no_file_names_and_no_two_documents_with_one_name(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    names = page.locator("ul.documents a").all_inner_texts()
+    assert len(names) == len(set(names)) and "FAQ (deepspeed chat)" in names
+    for path in ("/", "/documents/hf-transformers-deepspeed-notes-zh"):
+        page.goto(server + path)
+        assert ".md" not in page.locator("main").inner_text()
+    page.goto(server + "/documents/hf-transformers-deepspeed-notes-zh")
+    page.locator("nav.on-this-page a").nth(1).click()
+    entry = page.locator("nav.on-this-page a").nth(1).get_attribute("href")
+    page.goto(server + "/entries/" + entry.lstrip("#"))
+    assert page.locator(".notice.repaired").count() == 0 and ".md:" not in page.locator("main").inner_text()
+    assert page.locator("a", has_text="Edit this page").get_attribute("href").startswith(
+        "https://git.example/team/faq/edit/main/content/hf-transformers-deepspeed-notes.zh.md#L")
+
+
+# ------------------------------------------------------------------ the opened entry shows what was searched
+
+def test_the_search_is_highlighted_on_the_opened_entry_and_can_be_removed(page: Any, server: str) -> None:
+    page.goto(server + "/search?q=" + quote("CUDA memory fragmentation"))
+    page.locator("li.result a.title").first.click()
+    page.wait_for_load_state()
+    marked = page.locator("article mark").all_inner_texts()
+    assert any(word.lower().startswith("fragment") for word in marked)
+    page.locator("p.highlighting a", has_text="Remove highlighting").click()
+    page.wait_for_load_state()
+    assert page.locator("article mark").count() == 0 and "hl=" not in page.url
+
+
+def test_markup_in_hl_is_text_and_a_long_one_is_cut(page: Any, server: str) -> None:
+    entry = _kinds(server)["entry"]
+    page.goto(server + entry + "?hl=" + quote("<img src=x onerror=window.__pwned=1> cuda") + "x" * 5000)
+    assert page.evaluate("window.__pwned") is None and page.locator("main img").count() == 0
+    assert len(page.locator("p.highlighting").inner_text()) < 200
