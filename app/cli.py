@@ -158,6 +158,7 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:
+    from app.feedback import entry_feedback
     from app.querylog import top_queries
 
     for title, zero_only in (("searches that found nothing (FAQ to write)", True), ("most frequent searches", False)):
@@ -167,6 +168,11 @@ def _stats(args: argparse.Namespace, settings: Settings) -> int:
             print(f"  {row.searches:>6} searches  {row.zero:>6} found nothing  {row.query}")
         if not rows:
             print("  none recorded" + ("" if settings.query_log_days else " (FAQ_QUERY_LOG_DAYS=0 records nothing)"))
+    print(f"was it helpful? the least helpful entries first, last {args.days} days:")
+    for votes in entry_feedback(settings, args.days, args.limit):
+        print(f"  {votes.helpful:>6} helpful  {votes.unhelpful:>6} not helpful  {votes.entry_id}")
+        for day, helpful, comment in votes.comments[:3]:
+            print(f"           {day} {'+' if helpful else '-'} {comment[:160]}")
     return EXIT_OK
 
 
@@ -384,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="show how one file segments: each entry, the rule that made it, the readings that lost")
     inspect.add_argument("file", metavar="FILE", help="a markdown file (inside or outside the content folder)")
     inspect.set_defaults(handler=_inspect)
-    stats = commands.add_parser("stats", help="what readers searched for, and what found nothing")
+    stats = commands.add_parser("stats", help="what readers searched for, what found nothing, what did not help")
     stats.add_argument("--days", type=int, default=30, help="how many days back (default: %(default)s)")
     stats.add_argument("--limit", type=int, default=20, help="queries in each list (default: %(default)s)")
     stats.set_defaults(handler=_stats)

@@ -14,6 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
+from app.feedback import Feedback
 from app.querylog import QueryLog
 from app.semantic import VectorWorker
 from app.web import api, pages, site, strings, suggest
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.vectors = vectors
     app.state.query_log = query_log
+    app.state.feedback = Feedback(settings)
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.

@@ -20,6 +20,7 @@ class Document(SQLModel, table=True):
     entry_count: int = 0
     repaired_characters: int = 0  # characters restored from mojibake
     uncertain_repairs: int = 0
+    changed: str = Field(default="", max_length=10)  # YYYY-MM-DD: its last commit (git), else its file's mtime
 
 
 class Entry(SQLModel, table=True):
@@ -107,6 +108,8 @@ class DocumentBrief(DocumentRef):
 
     path: str
     entry_count: int
+    changed: str = ""  # YYYY-MM-DD: the last commit of its file when the content folder is a git work tree, else
+    # the file's modification time
 
 
 class DocumentDetail(DocumentBrief):
@@ -127,6 +130,7 @@ class EntryDocument(SQLModel):
     path: str
     lang: str
     translations: list[DocumentRef] = []
+    changed: str = ""  # YYYY-MM-DD: when the document (and so the entry) last changed
 
 
 class EntryDetail(SQLModel):

@@ -111,11 +111,12 @@ class Reader:
         """Every document, by language then title."""
         def read() -> list[DocumentBrief]:
             # Only the columns listed: a document's text can be megabytes.
-            columns = (Document.id, Document.title, Document.lang, Document.path, Document.entry_count)
+            columns = (Document.id, Document.title, Document.lang, Document.path, Document.entry_count,
+                       Document.changed)
             rows = self.session.execute(
                 select_columns(*(col(c) for c in columns)).order_by(Document.lang, Document.title, Document.path))
-            return [DocumentBrief(id=id_, title=title, lang=lang, path=path, entry_count=count)
-                    for id_, title, lang, path, count in rows]
+            return [DocumentBrief(id=id_, title=title, lang=lang, path=path, entry_count=count, changed=changed)
+                    for id_, title, lang, path, count, changed in rows]
 
         return self.snapshot.kept("documents", None, 1, read)
 
@@ -133,7 +134,7 @@ class Reader:
         ).all()
         return DocumentDetail(
             id=doc.id, title=doc.title, lang=doc.lang, path=doc.path, entry_count=doc.entry_count,
-            url=document_url(doc.id), entries=[_entry_ref(e) for e in entries],
+            changed=doc.changed, url=document_url(doc.id), entries=[_entry_ref(e) for e in entries],
             markdown=doc.markdown, html=doc.html, translations=self._document_translations(doc.id),
         )
 
@@ -155,13 +156,14 @@ class Reader:
         entry = self.session.get(Entry, entry_id)
         if entry is None:
             raise NotFound(f"no entry with id {entry_id!r}")
-        doc_id, doc_title, doc_path, doc_lang = self.session.exec(
-            select(Document.id, Document.title, Document.path, Document.lang).where(Document.id == entry.document_id)
+        doc_id, doc_title, doc_path, doc_lang, doc_changed = self.session.execute(
+            select_columns(col(Document.id), col(Document.title), col(Document.path), col(Document.lang),
+                           col(Document.changed)).where(col(Document.id) == entry.document_id)
         ).one()  # a foreign key: it exists
         return EntryDetail(
             id=entry.id, title=entry.title, lang=entry.lang, url=entry_url(entry.id),
             question=entry.question,
-            document=EntryDocument(id=doc_id, title=doc_title, path=doc_path, lang=doc_lang,
+            document=EntryDocument(id=doc_id, title=doc_title, path=doc_path, lang=doc_lang, changed=doc_changed,
                                    translations=self._document_translations(doc_id)),
             section=json.loads(entry.section), line=entry.line,
             body_markdown=entry.body_markdown, body_html=entry.body_html,

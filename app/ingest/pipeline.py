@@ -9,13 +9,14 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tqdm import tqdm
 
 from app.config import Settings
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
+from app.ingest.dates import change_dates
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
@@ -320,6 +321,11 @@ def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
     return ids
 
 
+def _content_root(source: SourceFile) -> Path:
+    """The content folder a source file was found in."""
+    return source.path.parents[len(PurePosixPath(source.relative_path).parts) - 1]
+
+
 def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport) -> Batch:
     """The rows of the new generation; `documents` is emptied as their rows are built.
 
@@ -327,6 +333,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
     let go one by one, their memory serves the rows that follow, instead of adding to the peak.
     """
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
+    changed = change_dates(_content_root(documents[0].source), (d.source.path for d in documents)) if documents else {}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
     documents.reverse()  # popped from the end, in reading order
     while documents:
@@ -352,7 +359,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
             markdown=doc.markdown, html=render_markdown(doc.body, context),
             encoding=doc.encoding, entry_count=len(doc.entry_ids),
             repaired_characters=doc.repair.repaired_characters,
-            uncertain_repairs=len(doc.repair.uncertain),
+            uncertain_repairs=len(doc.repair.uncertain), changed=changed.get(doc.source.path, ""),
         ))
         for repair in doc.repair.repairs:
             batch.notes.append(IngestNote(

@@ -16,6 +16,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db import DataStore
+from app.feedback import entry_feedback
 from app.live import Reingester
 from app.metrics import observe_generation, observe_request, render
 from app.models import Problem
@@ -86,12 +87,14 @@ Limit = Annotated[int, Query(ge=1, le=500, description="how many queries in each
 
 @admin_router.get("/queries")
 def query_statistics(request: Request, days: Days = 30, limit: Limit = 20) -> dict[str, Any]:
-    """What readers searched for most, and what found nothing (so editors know which FAQ to write next)."""
+    """What readers searched for most, what found nothing (so editors know which FAQ to write next), and which
+    entries readers found least helpful, with their comments."""
     settings = request.app.state.settings
     request.app.state.query_log.flush()  # include the last few seconds
     return {"days": days,
             "top": [asdict(c) for c in top_queries(settings, days, limit)],
-            "zero_results": [asdict(c) for c in top_queries(settings, days, limit, zero_only=True)]}
+            "zero_results": [asdict(c) for c in top_queries(settings, days, limit, zero_only=True)],
+            "feedback": [asdict(f) for f in entry_feedback(settings, days, limit)]}
 
 
 admin_pages = APIRouter(prefix="/admin", include_in_schema=False, dependencies=[Depends(_require_token)])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
+from app.feedback import MAX_COMMENT, TooManyVotes, entry_feedback
 from app.ingest.language import HAN
 from app.queries import MAX_HIGHLIGHT, NotFound
 from app.search.paste import MAX_PASTE_LENGTH, is_paste
@@ -30,6 +32,9 @@ router = APIRouter(include_in_schema=False)
 PAGE_SIZE = 10
 CLOSEST = 5  # entries closest in meaning, offered when a search matched nothing
 POPULAR = 5  # popular entries, on the start page and when a search matched nothing
+RECENT = 5  # recently changed documents on the start page
+MAX_FEEDBACK_BYTES = 16 * MAX_COMMENT * 9  # a comment of 16 times what is kept, percent-encoded: read, then cut
+FEEDBACK_DAYS = 90  # the editors' view of an entry: its votes over this many days
 OUTLINES_KEPT = 32  # parsed documents kept per generation
 NO_STORE = "no-store"
 
@@ -63,6 +68,7 @@ def home(request: Request, reader: ReaderDep) -> Response:
     return _render(request, "pages/home.html", None, "/api/v1/documents", {
         "groups": groups, "counts": reader.entry_counts(), "documents": documents,
         "labels": reader.document_labels(), "popular": reader.popular_entries(reader_interface(request), POPULAR),
+        "recent": sorted((d for d in documents if d.changed), key=lambda d: d.changed, reverse=True)[:RECENT],
     })
 
 
@@ -131,14 +137,34 @@ def _results(request: Request, reader: ReaderDep, q: str, lang: str, offset: int
 
 @router.get("/entries/{entry_id}", response_class=HTMLResponse)
 def entry_page(request: Request, reader: ReaderDep, entry_id: str,
-               hl: Annotated[str, Query(description="the search that led here, highlighted")] = "") -> Response:
+               hl: Annotated[str, Query(description="the search that led here, highlighted")] = "",
+               thanks: Annotated[bool, Query()] = False) -> Response:
     """One entry: question, answer, breadcrumb, translations and related entries; `hl` is the search that led
-    here, highlighted in the answer (and removable)."""
-    return entry_response(request, reader, entry_id, highlight=" ".join(hl[:MAX_HIGHLIGHT].split()))
+    here, highlighted in the answer (and removable); `thanks` after a reader said whether it helped."""
+    return entry_response(request, reader, entry_id, highlight=" ".join(hl[:MAX_HIGHLIGHT].split()), thanks=thanks)
+
+
+@router.post("/entries/{entry_id}/feedback", response_class=HTMLResponse)
+async def entry_feedback_vote(request: Request, reader: ReaderDep, entry_id: str) -> Response:
+    """Count a reader's "Was this helpful?" (and comment) and lead back to the entry, thanked."""
+    origin = request.headers.get("origin")
+    if origin and urlsplit(origin).netloc != request.headers.get("host", ""):
+        raise HTTPException(403, "feedback is taken from the portal's own pages only")
+    form = await read_form(request, MAX_FEEDBACK_BYTES)
+    if form.get("helpful") not in ("yes", "no"):
+        raise BadRequest("helpful: say yes or no")
+    await run_in_threadpool(reader.get_entry, entry_id)  # an unknown entry is a 404, and counts nothing
+    client = request.client.host if request.client else ""
+    try:
+        await run_in_threadpool(request.app.state.feedback.vote, client, entry_id, form["helpful"] == "yes",
+                                form.get("comment", ""))
+    except TooManyVotes:
+        raise HTTPException(429, "too many answers from here in a minute; try again later") from None
+    return RedirectResponse(f"/entries/{quote(entry_id)}?thanks=true#feedback", status_code=303)
 
 
 def entry_response(request: Request, reader: ReaderDep, entry_id: str, highlight: str = "",
-                   editors: bool = False) -> Response:
+                   editors: bool = False, thanks: bool = False) -> Response:
     """The entry page; the editors' view adds where the entry comes from (file, line, encoding repairs)."""
     entry = reader.get_entry(entry_id)
     title_html, body_html = reader.highlighted(entry_id, highlight) if highlight else reader.entry_html(entry_id)
@@ -148,7 +174,8 @@ def entry_response(request: Request, reader: ReaderDep, entry_id: str, highlight
         "entry": entry, "title_html": title_html, "body_html": body_html, "other_lang": other, "read_in": READ_IN,
         "document_label": reader.document_labels()[entry.document.id][1],
         "other_documents": [d for d in entry.document.translations if d.lang == other],
-        "edit_url": edit, "editors": editors, "highlight": highlight,
+        "edit_url": edit, "editors": editors, "highlight": highlight, "thanks": thanks,
+        "feedback": entry_feedback(request.app.state.settings, FEEDBACK_DAYS, 1, entry_id) if editors else [],
     })
 
 

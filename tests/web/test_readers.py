@@ -428,3 +428,18 @@ def test_markup_in_hl_is_text_and_a_long_one_is_cut(page: Any, server: str) -> N
     page.goto(server + entry + "?hl=" + quote("<img src=x onerror=window.__pwned=1> cuda") + "x" * 5000)
     assert page.evaluate("window.__pwned") is None and page.locator("main img").count() == 0
     assert len(page.locator("p.highlighting").inner_text()) < 200
+
+
+# ------------------------------------------------------------------ was this helpful?
+
+def test_a_reader_says_whether_an_entry_helped_with_a_comment(page: Any, server: str) -> None:
+    entry = _kinds(server)["entry"]
+    page.goto(server + entry)
+    feedback = page.locator("section.feedback")
+    assert feedback.locator("h2").inner_text() == "Was this helpful?"
+    feedback.locator("summary").click()
+    feedback.locator("textarea").fill("<b>Step 2</b> fails on Windows")
+    feedback.locator("button", has_text="No").click()
+    page.wait_for_load_state()
+    assert page.locator("section.feedback [role=status]").inner_text() == "Thank you: the editors will see it."
+    assert page.context.cookies() == []  # no cookie: the portal remembers no reader
