@@ -41,6 +41,12 @@ NO_STORE = "no-store"
 READ_IN = {"zh": "阅读中文版", "en": "Read in English"}  # the switch speaks the language it leads to
 
 
+def topic_name(folder: str) -> str:
+    """A content folder as a topic's heading: `deep-speed_notes` → "Deep speed notes" (empty: no heading)."""
+    words = folder.replace("-", " ").replace("_", " ").split()
+    return " ".join(words)[:1].upper() + " ".join(words)[1:]
+
+
 def fill_template(template: str, **values: str) -> str:
     """A link from a URL-template setting with `{name}` replaced by each value, URL-encoded (empty: no link)."""
     for name, value in values.items():
@@ -60,15 +66,21 @@ def _render(request: Request, template: str, content_lang: str | None, json_url:
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, reader: ReaderDep) -> Response:
-    """Search box, documents grouped by language, counts."""
+    """The start page: search box, popular and recently changed entries, the documents by topic (the content
+    folder's top-level folders, when it has them) and by language, counts."""
     documents = reader.list_documents()
-    groups: dict[str, list[Any]] = {}
+    topics: dict[str, dict[str, list[Any]]] = {}
     for doc in documents:
-        groups.setdefault(doc.lang, []).append(doc)
+        folder = doc.path.split("/", 1)[0] if "/" in doc.path else ""
+        topics.setdefault(folder, {}).setdefault(doc.lang, []).append(doc)
+    named = sorted(topic for topic in topics if topic) + ([""] if "" in topics else [])
     return _render(request, "pages/home.html", None, "/api/v1/documents", {
-        "groups": groups, "counts": reader.entry_counts(), "documents": documents,
+        "topics": [(topic_name(topic), topics[topic]) for topic in named], "counts": reader.entry_counts(),
+        "documents": documents,
         "labels": reader.document_labels(), "popular": reader.popular_entries(reader_interface(request), POPULAR),
-        "recent": sorted((d for d in documents if d.changed), key=lambda d: d.changed, reverse=True)[:RECENT],
+        # Recently changed: a choice among many documents, not every document listed twice.
+        "recent": sorted((d for d in documents if d.changed), key=lambda d: d.changed, reverse=True)[:RECENT]
+        if len(documents) > RECENT else [],
     })
 
 

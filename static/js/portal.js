@@ -220,7 +220,8 @@
         const item = el("li");
         item.lang = hit.lang === "zh" ? "zh-Hans" : "en";
         const link = el("a");
-        link.href = hit.url;
+        // The entry marks what was searched (for a paste, the error it was read as).
+        link.href = hit.url + "?hl=" + encodeURIComponent((data.error || query).slice(0, 200));
         link.appendChild(el("span", "i-title", hit.title));
         const where = [String(hit.lang).toUpperCase(), hit.document && hit.document.title]
           .concat(Array.isArray(hit.section) ? hit.section : []).filter(Boolean).join(" › ");

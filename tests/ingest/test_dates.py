@@ -48,6 +48,9 @@ def test_committed_files_take_their_commit_date_and_edited_ones_their_mtime(repo
 
 
 def test_an_entry_page_says_when_it_last_changed(repository: Path, tmp_path: Path) -> None:
+    for k in range(5):  # enough documents for the start page to pick the recently changed ones
+        (repository / f"more-{k}.md").write_text(f"# More {k}\n\n## Where {k}?\n\nHere.\n", encoding="utf-8")
+    os.utime(repository / "new.md", (2_000_000_000, 2_000_000_000))  # 2033: the most recent
     settings = settings_for(tmp_path, repository)
     run_ingest(settings, progress=False)
     with InProcessClient(create_app(settings)) as client:
@@ -55,4 +58,5 @@ def test_an_entry_page_says_when_it_last_changed(repository: Path, tmp_path: Pat
         hit = client.get("/api/v1/search", params={"q": "why"}).json()["results"][0]
         assert "Last changed 2024-03-05" in client.get(hit["url"]).text
         home = client.get("/").text
-    assert "Recently changed" in home
+    recent = home.split("Recently changed", 1)[1].split("</ul>", 1)[0]
+    assert recent.count("<li") == 5 and recent.index(">New<") < recent.index("2033") and "2024-03-05" not in recent

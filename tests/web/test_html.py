@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from app.config import Settings
+from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
+from tests.conftest import settings_for
 
 
 def entry_url(client: InProcessClient, query: str, lang: str = "any") -> str:
@@ -152,3 +155,21 @@ def test_the_api_docs_page_has_no_inline_script(client: InProcessClient) -> None
     assert '<html lang="en">' in page and "/static/swagger-init.js" in page
     assert all("src=" in tag for tag in page.split("<script")[1:])
     assert client.get("/static/swagger-init.js").status_code == 200
+
+
+def test_the_start_page_groups_documents_by_topic_when_content_has_folders(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    for folder in ("deep-speed", "llama_recipes"):
+        (content / folder).mkdir(parents=True)
+        (content / folder / "faq.md").write_text(f"# FAQ\n\n## Why does {folder} fail?\n\nBecause.\n", encoding="utf-8")
+        chinese = f"# 常见问题\n\n## {folder} 为什么失败？\n\n因为。\n"
+        (content / folder / "faq.zh.md").write_text(chinese, encoding="utf-8")
+    (content / "notes.md").write_text("# Notes\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        home = client.get("/", headers={"Accept-Language": "en"}).text
+    topics = re.findall(r'<section class="topic"><h2>([^<]+)</h2>', home)
+    assert topics == ["Deep speed", "Llama recipes", "Other documents"]
+    deep = home.split("<h2>Deep speed</h2>", 1)[1].split('<section class="topic">', 1)[0]
+    assert "<h3>English</h3>" in deep and "<h3>中文</h3>" in deep and "Why does" not in deep

@@ -359,6 +359,8 @@ def test_snippets_start_between_words_and_a_chinese_query_gets_the_chinese_twin(
     first = page.locator("li.result").first
     assert first.get_attribute("lang") == "zh-Hans"
     assert first.locator("a.badge.other").get_attribute("hreflang") == "en"
+    page.goto(server + "/search?q=why+is+the+loss+not+decreasing")
+    assert "not" not in [word.lower() for word in page.locator("li.result mark").all_inner_texts()]
     page.goto(server + "/search?q=deepspeed+config")
     cut_words = []
     for result in page.locator("li.result").all():
@@ -407,6 +409,9 @@ def test_readers_see_no_file_names_and_no_two_documents_with_one_name(page: Any,
     for path in ("/", "/documents/hf-transformers-deepspeed-notes-zh"):
         page.goto(server + path)
         assert ".md" not in page.locator("main").inner_text()
+    page.goto(server + "/documents/llama-recipes-faq-en")
+    broken = page.locator(".broken-link").first  # a link the portal cannot follow: text, nothing to hover for
+    assert broken.evaluate("e => getComputedStyle(e).textDecorationLine") == "none"
     page.goto(server + "/documents/hf-transformers-deepspeed-notes-zh")
     page.locator("nav.on-this-page a").nth(1).click()
     entry = page.locator("nav.on-this-page a").nth(1).get_attribute("href")
