@@ -214,8 +214,10 @@ def unmatched_words(index: LexicalIndex, text: str) -> tuple[str, ...]:
     words = list(dict.fromkeys(text.split()))
     if len(words) < 2:
         return ()  # a lone word that matches nothing is the page's "no entry matches"
+    searched = set(query_terms(text))  # a stop word ("out" of "CUDA out of memory") is not searched: never named
     return tuple(word for word in words[:MAX_QUERY_TERMS]
-                 if (terms := query_terms(word)) and not any(_entries_holding(index, term) for term in terms))
+                 if (terms := [term for term in query_terms(word) if term in searched])
+                 and not any(_entries_holding(index, term) for term in terms))
 
 
 def _filter(lang: str | None, document: str | None) -> Query | None:

@@ -381,3 +381,9 @@ def test_corrections_are_flagged_and_can_be_refused(client: InProcessClient) -> 
     assert not as_typed["corrected"] and as_typed["suggestion"] == "deepspeed" and as_typed["total"] == 0
     assert client.get("/api/v1/search", params={"q": "显纯"}).json()["suggestion"] == "显存"
     assert client.get("/api/v1/search", params={"q": "kubernetes deepspeed"}).json()["unmatched"] == ["kubernetes"]
+
+
+def test_stop_words_are_never_named_as_unmatched(client: InProcessClient) -> None:
+    assert client.get("/api/v1/search", params={"q": "CUDA out of memory"}).json()["unmatched"] == []
+    assert client.get("/api/v1/search", params={"q": "how to use kubernetes with deepspeed"}).json()["unmatched"] == [
+        "kubernetes"]
