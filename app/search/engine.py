@@ -102,7 +102,7 @@ class SearchEngine:
 
         `raw` takes Whoosh's query syntax as written; otherwise the text is read as a reader's
         words or a pasted error, and ranked by words and meaning (`mode`) as far as the
-        generation's vectors allow.
+        generation's vectors allow; `correct=False` searches a misspelled query as typed.
         """
         semantics = self.semantics if mode != "lexical" and not raw else None
         query_vector = semantics.query_vector(text) if semantics is not None else None
