@@ -15,8 +15,6 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
-from pypinyin import lazy_pinyin
-
 HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 # (what typists confuse) → one spelling for both: initials first, then finals.
 INITIALS = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("n", "l"))
@@ -72,6 +70,8 @@ def _by_shape() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
 
 def neighbours(char: str) -> set[str]:
     """The characters a typist may have meant instead of `char`: the same folded sound, or the same shape code."""
+    from pypinyin import lazy_pinyin  # loaded on the first Chinese typo, not when a server starts
+
     found: set[str] = set()
     found |= _by_sound().get(sound_key(_toneless(lazy_pinyin(char)[0])), frozenset())
     codes, shapes = _by_shape()

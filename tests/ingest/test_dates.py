@@ -13,7 +13,7 @@ from app.ingest.dates import change_dates
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web.inprocess import InProcessClient
-from tests.conftest import settings_for
+from tests.conftest import IN_CI, settings_for
 
 
 def _git(folder: Path, *args: str, date: str = "2024-03-05T12:00:00") -> None:
@@ -24,8 +24,8 @@ def _git(folder: Path, *args: str, date: str = "2024-03-05T12:00:00") -> None:
 
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+    if shutil.which("git") is None:  # CI clones with git: there it must be found
+        (pytest.fail if IN_CI else pytest.skip)("git is not installed")
     content = tmp_path / "repo" / "content"
     content.mkdir(parents=True)
     (content / "old.md").write_text("# Old\n\n## Why?\n\nBecause.\n", encoding="utf-8")

@@ -47,7 +47,7 @@ def test_allowed_inline_html_is_rendered_and_any_other_tag_reads_as_written() ->
                            "H<sub>2</sub>O uses List<String> when a < b.\n\n"
                            "<details><summary>More</summary>\n\nhidden **text**\n\n</details>\n<!-- editors only -->\n")
     assert html.startswith("<h2><a></a> 1. Why?</h2>")  # the anchor is markup, never text
-    assert "<td>a<br>b</td>" in html and "<kbd>Ctrl</kbd>+<kbd>C</kbd>" in html
+    assert '<td data-label="Error">a<br>b</td>' in html and "<kbd>Ctrl</kbd>+<kbd>C</kbd>" in html
     assert "H<sub>2</sub>O uses List&lt;String&gt; when a &lt; b." in html
     assert "<details><summary>More</summary>" in html and "<strong>text</strong>" in html
     assert "editors only" not in html
