@@ -315,3 +315,12 @@ def test_faq_embed_says_in_one_line_when_it_cannot(ingested: Settings, monkeypat
     assert cli.main(["embed", "--quiet"]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "lacks AVX2" in error and "search stays lexical" in error
+
+
+def test_a_lone_identifier_is_found_by_its_spelling_and_never_waits_for_the_model() -> None:
+    from app.search.engine import reads_as_words
+
+    for query in ("LLAMA_OPT_01234_FLAG", "libnccl.so.2", "ｌｌａｍａ＿ｏｐｔ＿０１２３４", "peft==0.3.0", " flash-attn "):
+        assert not reads_as_words(query), query
+    for query in ("FSDP", "CUDA out of memory", "显存", "llama_opt 显存不足", "how to set PYTORCH_CUDA_ALLOC_CONF"):
+        assert reads_as_words(query), query
