@@ -12,7 +12,7 @@ from app.ingest.align import AlignableEntry, Alignment, align_entries, language_
 from app.ingest.glossary import read_glossary
 from app.ingest.links import parse_link_rules
 from app.ingest.pipeline import IngestReport, ReadDocument, link_documents, read_documents
-from tests.conftest import CONTENT, require
+from tests.conftest import CONTENT, require, require_model
 
 GLOSSARY = read_glossary(CONTENT)[0]
 HEADING = re.compile(r"^(#{2,6}) ", re.MULTILINE)
@@ -262,8 +262,7 @@ def test_the_model_pairs_translated_questions_that_share_no_anchor(tmp_path: Pat
     from app.search.embedding import ModelSlot, question_cosines
 
     slot = ModelSlot(enabled=True)
-    if slot.get() is None:
-        pytest.skip(f"the embedding model cannot run here: {slot.problem}")
+    require_model(slot)
     folder = _write(tmp_path, {
         "faq.en.md": "# FAQ\n\n## How do I install `s2`?\n\nRun `npm i s2`.\n\n## browser compatibility\n\n"
                      "Chrome and Firefox.\n\n## Is there a discussion group?\n\nYes, on DingTalk.\n",
