@@ -300,7 +300,7 @@ def _faq_shortfall(parsed: ParsedDocument, source: SourceFile, body: str, title:
     problem = parsed.shortfall()
     if problem is None:
         return None
-    hint = suggest_hint(body, file_name=source.relative_path, title=title)
+    hint = suggest_hint(body, parsed.question_like, file_name=source.relative_path, title=title)
     if hint is None and len(parsed.entries) >= FEW_ENTRIES:
         return None
     advice = (f"front matter `entries: {hint[0]}` would find {hint[1]} question{'s' * (hint[1] != 1)}" if hint else

@@ -153,18 +153,7 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
             if section.path[:1] == (title_section.title,):
                 section.path = section.path[1:]
     document.says_faq = _says_faq(document.title, title, file_name, all_sections)
-    readings = {id(s): _readings(s, lines, _faq_scope(s), document.says_faq) for s in scoped}
-    level = _entry_level(scoped)
-    reading = _Reading(lines=lines, readings=readings, forced=forced,
-                       faq_document=document.says_faq or _asks_like_an_faq(scoped, level), entry_level=level)
-    reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
-    # Is this a document of list / paragraph / <details> entries, or of heading entries?
-    block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
-        len(g.units) for s in scoped if not _heading_asks(s)
-        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
-    headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
-                                                          and _has_content(s))]
-    reading.block_style = block_units > len(headings)
+    reading = _read_shape(scoped, lines, forced, document.says_faq)
     document.reading = _describe(reading, document.says_faq)
     empty = [s.heading_line + 1 for s in scoped if s.heading is not None and not s.title.strip()]
     if empty:
@@ -173,7 +162,7 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     for section in scoped:
         if id(section) in reading.absorbed:
             continue
-        decision, units, kind = _decide(section, readings[id(section)], reading)
+        decision, units, kind = _decide(section, reading.readings[id(section)], reading)
         document.decisions.append(decision)
         own = kind == "heading"
         document.entries += [_entry(u, section, kind, decision.chosen, own) for u in units]
@@ -199,6 +188,23 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     return document
 
 
+def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, says_faq: bool) -> _Reading:
+    """Every section's readings, and what they say about the whole document: is it an FAQ, where do its
+    question headings stand, are its entries headings or blocks."""
+    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq) for s in scoped}
+    level = _entry_level(scoped)
+    reading = _Reading(lines=lines, readings=readings, forced=forced,
+                       faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level)
+    reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
+    block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
+        len(g.units) for s in scoped if not _heading_asks(s)
+        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
+    headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
+                                                          and _has_content(s))]
+    reading.block_style = block_units > len(headings)
+    return reading
+
+
 def _describe(reading: _Reading, named: bool) -> str:
     """The document-wide facts the decisions used, in words; `named`: its title, name, folder or a heading
     says FAQ."""
@@ -211,10 +217,9 @@ def _describe(reading: _Reading, named: bool) -> str:
     return "; ".join(facts)
 
 
-def suggest_hint(text: str, file_name: str = "", title: str = "") -> tuple[str, int] | None:
+def suggest_hint(text: str, inferred: int, file_name: str = "", title: str = "") -> tuple[str, int] | None:
     """The front matter `entries:` value under which the document reads as an FAQ — more question-like entries
-    than the inference finds, and mostly questions — with their count; None when no hint does."""
-    inferred = segment_markdown(text, file_name=file_name, title=title).question_like
+    than the `inferred` reading's, and mostly questions — with their count; None when no hint does."""
     best: tuple[str, int] | None = None
     for hint in HINTS:
         if hint == "none":
