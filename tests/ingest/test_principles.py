@@ -204,6 +204,16 @@ def test_tables_of_contents_are_never_entries_but_an_answer_that_is_a_link_is_on
     assert _questions(text) == ["Why does the build fail?", "How do I run it?", "Model alignment troubleshooting"]
 
 
+def test_plain_text_before_an_faqs_first_question_is_a_preface() -> None:
+    # TDengine's FAQ (eval/fresh3): how to file an issue, then the questions under a category.
+    text = ("## Submit an Issue\n\nAttach `/var/log/taos`.\n\n## Usage\n\n"
+            "### 1. How do I upgrade to 3.0?\n\nBack up first.\n\n### 2. How can I resolve \"Unable to connect\"?\n\n"
+            "Check the FQDN.\n\n## About compatibility\n\n3.0 reads no 2.x data.\n")
+    assert _questions(text, file_name="faq.md") == [
+        "1. How do I upgrade to 3.0?", '2. How can I resolve "Unable to connect"?', "About compatibility"]
+    assert _questions(text, file_name="notes.md")[0] == "Submit an Issue"  # not an FAQ: a heading with its text
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -125,6 +125,7 @@ class _Reading:
     forced: str | None
     faq_document: bool
     entry_level: int | None  # the heading level where this document's question headings stand
+    first_question: int | None = None  # 0-based line of the first question heading at that level (in an FAQ)
     block_style: bool = False  # its entries are list items, paragraphs or titled blocks, not headings
     qa_total: int = 0
     absorbed: set[int] = field(default_factory=set)
@@ -202,6 +203,9 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
     headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
                                                           and _has_content(s))]
     reading.block_style = block_units > len(headings)
+    if reading.faq_document and level is not None:
+        reading.first_question = min((s.heading_line for s in scoped if s.level == level and _heading_asks(s)),
+                                     default=None)
     return reading
 
 
@@ -430,6 +434,9 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         decision.chosen = "only links: navigation"
     elif reading.block_style:
         decision.chosen = "a category: this document's entries are list items, paragraphs or <details>"
+    elif reading.first_question is not None and section.heading_line < reading.first_question and section.is_leaf \
+            and section.level < (reading.entry_level or 0):
+        decision.chosen = "plain text before the first question, above the question headings: a preface"
     else:
         return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=False)
     return decision, [], "heading"
