@@ -371,7 +371,7 @@ class DataStore:
             log.warning("generation %s is searched by words only: %s; `faq reindex` rebuilds its vectors",
                         snapshot.generation.name, exc)
             return
-        snapshot.search.attach(Semantics(dense, embedder))
+        snapshot.search.attach(Semantics(dense, embedder, self.model.runner))
         for kind in ("search", "entry"):  # results and related entries change with meaning
             snapshot.forget(kind)
         log.info("generation %s is searched by words and meaning (%s)", snapshot.generation.name,
@@ -424,6 +424,7 @@ class DataStore:
 
     def close(self) -> None:
         """Close whatever is open."""
+        self.model.close()
         with self._lock:
             if self._snapshot is not None:
                 self._snapshot.close()

@@ -24,7 +24,9 @@ from app.ingest.anchors import anchor_weights
 LANG_MARKERS = re.compile(
     r"(?i)(?:(?<=[._-])|^)(?:zh[_-](?:cn|hans|hant|tw)|zh|cn|en[_-]us|en)(?=[._/-]|$)"
 )
-DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-]cn|zh|en)(/)")
+# A folder that holds one language's files: `en/`, `zh_cn/`, `cn/`, Sphinx's `source_en/`. The original often
+# sits beside the language folder (`docs/faq.md`, `docs/cn/faq.md`), so the folder is dropped, not replaced.
+DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-](?:cn|hans|hant|tw)|zh|cn|en)/")
 
 MIN_SIMILARITY = 0.12  # an aligned pair shares at least this share of its anchor weight
 MOVED_SIMILARITY = 0.8  # an entry paired out of order must be this similar, stand out, and be mutually best
@@ -42,6 +44,7 @@ MEANING_PAIR = 0.88  # two questions left unpaired pair at this cosine, if each 
 MEANING_MARGIN = 0.02  # over the next best of either
 MEANING_VETO = 0.80  # a pair with little anchor evidence whose questions are this far apart is not a pair
 Meaning = Callable[[Sequence[str], Sequence[str]], list[list[float]]]  # question texts → their cosines
+PAIR_EVIDENCE = 2  # content pairing: an entry pair counts towards its documents' score with this many shared anchors
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ class Alignment:
 
 def language_neutral_name(path: str) -> str:
     """A path with its language markers removed: `en/faq.md` and `zh_cn/faq.md` agree."""
-    path = DIR_MARKERS.sub(r"\1<lang>\2", path)
+    path = DIR_MARKERS.sub(r"\1", path)
     stem, _, suffix = path.rpartition(".")
     stem = stem or suffix
     stem = LANG_MARKERS.sub("", stem).rstrip("._-")
@@ -474,6 +477,9 @@ class _Pairing:
         scored = []
         for first, second in candidates:
             pairs = align_entries(first.entries, second.entries)
+            anchors = {e.id: e.anchors for e in [*first.entries, *second.entries]}
+            # One shared anchor (a glossary word, `add`) makes two tiny entries look identical: chance, not evidence.
+            pairs = [p for p in pairs if len(anchors[p.first] & anchors[p.second]) >= PAIR_EVIDENCE]
             scored.append((alignment_score(pairs, len(first.entries), len(second.entries)), first.id, second.id))
         for score, first_id, second_id in sorted(scored, reverse=True):
             first, second = self.by_id[first_id], self.by_id[second_id]

@@ -27,7 +27,8 @@ from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
-from app.ingest.segment import ParsedEntry, SectionDecision, segment_markdown
+from app.ingest.segment import ParsedDocument, ParsedEntry, SectionDecision, segment_markdown, suggest_hint
+from app.ingest.segment.decide import FEW_ENTRIES
 from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
@@ -87,6 +88,7 @@ class ReadDocument:
     entry_langs: list[str]  # an entry's language: its document's, unless plainly the other
     repair: RepairResult
     structure: list[SectionDecision] = field(default_factory=list)  # how segmentation read each section
+    reading: str = ""  # what segmentation took the whole document to be (an FAQ, where its questions stand)
 
 
 def html_to_text(fragment: str) -> str:
@@ -262,8 +264,9 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
             report.warnings.append((source.relative_path, error))
     meta = {**front.metadata, **sidecar}
     fallback_title = Path(source.relative_path).stem
+    declared_title = meta.get("title") if isinstance(meta.get("title"), str) else ""
     parsed = segment_markdown(front.body, fallback_title=fallback_title, hint=meta.get("entries"),
-                              file_name=source.relative_path)
+                              file_name=source.relative_path, title=str(declared_title))
     report.structure_notes.extend((source.relative_path, note) for note in parsed.notes)
     for key, problem in _odd_metadata(meta).items():
         report.warnings.append((source.relative_path, problem))
@@ -271,7 +274,10 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
-    if not parsed.entries:
+    shortfall = _faq_shortfall(parsed, source, front.body, str(declared_title))
+    if shortfall:
+        report.warnings.append((source.relative_path, shortfall))
+    elif not parsed.entries:
         report.warnings.append(
             (source.relative_path, "no recognisable questions: ingested as a plain document"))
     doc_id = document_id(source.relative_path)
@@ -284,8 +290,26 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
         not_translation_of=_paths(meta.get("not_translation_of")),
         entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
-        repair=repair, structure=parsed.decisions,
+        repair=repair, structure=parsed.decisions, reading=parsed.reading,
     )
+
+
+def _faq_shortfall(parsed: ParsedDocument, source: SourceFile, body: str, title: str) -> str | None:
+    """The warning for a document that says it is an FAQ but yields almost nothing, with what to run and the
+    front matter hint that would help; None when it yields enough.
+
+    Entries that are mostly not questions are only worth a warning when a hint finds more questions: a
+    troubleshooting page of topics (`Exec docker`, `Note`) is read right.
+    """
+    problem = parsed.shortfall()
+    if problem is None:
+        return None
+    hint = suggest_hint(body, parsed.question_like, file_name=source.relative_path, title=title)
+    if hint is None and len(parsed.entries) >= FEW_ENTRIES:
+        return None
+    advice = (f"front matter `entries: {hint[0]}` would find {hint[1]} question{'s' * (hint[1] != 1)}" if hint else
+              "no front matter `entries:` hint finds more questions")
+    return f"{problem}: run `faq inspect {source.path}` to see why; {advice}"
 
 
 def _odd_metadata(meta: dict[str, object]) -> dict[str, str]:

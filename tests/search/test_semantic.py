@@ -22,25 +22,14 @@ from app.search.hybrid import fuse, nearest, standardised
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
-from tests.conftest import IN_CI, settings_for
+from tests.conftest import require_model, settings_for
 
 FROZEN = "如何冻结部分网络层？"
 
 
-def _model_or_skip() -> embedding.Embedder:
-    slot = ModelSlot(enabled=True)
-    found = slot.get()
-    if found is None:
-        message = f"the embedding model cannot run here: {slot.problem}"
-        if IN_CI:
-            pytest.fail(message + " (required under CI=true)")
-        pytest.skip(message)
-    return found
-
-
 @pytest.fixture(scope="module")
 def model() -> embedding.Embedder:
-    return _model_or_skip()
+    return require_model(ModelSlot(enabled=True))
 
 
 def _write(folder: Path, name: str, text: str) -> None:
@@ -315,3 +304,13 @@ def test_faq_embed_says_in_one_line_when_it_cannot(ingested: Settings, monkeypat
     assert cli.main(["embed", "--quiet"]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "lacks AVX2" in error and "search stays lexical" in error
+
+
+def test_a_lone_identifier_is_found_by_its_spelling_and_never_waits_for_the_model() -> None:
+    from app.search.engine import reads_as_words
+
+    lone = ("LLAMA_OPT_01234_FLAG", "libnccl.so.2", "ｌｌａｍａ＿ｏｐｔ＿０１２３４", "peft==0.3.0", " flash-attn ")
+    for query in lone:
+        assert not reads_as_words(query), query
+    for query in ("FSDP", "CUDA out of memory", "显存", "llama_opt 显存不足", "how to set PYTORCH_CUDA_ALLOC_CONF"):
+        assert reads_as_words(query), query
