@@ -23,6 +23,7 @@ from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
 from app.search.dense import DenseIndex
 from app.search.embedding import Embedder, Vectors, query_text
+from app.search.hanzi import warm_up_corrections
 from app.search.hybrid import (
     LEXICAL_DEPTH,
     MIN_RELATED_Z,
@@ -179,8 +180,9 @@ class SearchEngine:
 
     def warm(self) -> None:
         """Load what the first searches would otherwise load inside their time budget: the Chinese
-        dictionary, and the field lengths every search reads."""
+        dictionary and typo tables, and the field lengths every search reads."""
         warm_up_analysis()
+        warm_up_corrections()
         for field in self.lexical.searcher.schema.scorable_names():
             self.lexical.lengths(field)
 

@@ -68,6 +68,15 @@ def _by_shape() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
     return codes, {code: frozenset(chars) for code, chars in groups.items()}
 
 
+def warm_up_corrections() -> None:
+    """Load the tables Chinese typos are corrected with (over a second on a busy machine), not inside a search."""
+    from pypinyin import lazy_pinyin
+
+    lazy_pinyin("显")
+    _by_sound()
+    _by_shape()
+
+
 def neighbours(char: str) -> set[str]:
     """The characters a typist may have meant instead of `char`: the same folded sound, or the same shape code."""
     from pypinyin import lazy_pinyin  # loaded on the first Chinese typo, not when a server starts

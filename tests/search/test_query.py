@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from pathlib import Path
+
+import pytest
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
@@ -195,3 +199,21 @@ def test_spelling_prefers_the_nearest_word_then_the_most_frequent(tmp_path: Path
     assert Vocabulary.load(tmp_path).counts == {}  # not UTF-8: no corrections, and no error
     (tmp_path / "VOCABULARY").write_text("results\t1\nbroken line\ngradient\tx\n", encoding="utf-8")
     assert Vocabulary.load(tmp_path).counts == {"results": 1}  # damaged lines left out
+
+
+def test_a_ready_server_corrects_its_first_chinese_typo_however_slow_the_typo_tables_load(
+        seeded: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search import hanzi
+    from app.search.ranking import SEARCH_BUDGET
+
+    load_tables = hanzi._by_sound.__wrapped__
+
+    @functools.lru_cache(maxsize=1)
+    def slow_tables() -> dict[str, frozenset[str]]:  # a busy machine: the tables take longer than a search may
+        time.sleep(SEARCH_BUDGET + 0.3)
+        return load_tables()
+
+    monkeypatch.setattr(hanzi, "_by_sound", slow_tables)
+    with InProcessClient(create_app(seeded.model_copy(update={"semantic": False}))) as client:  # once ready
+        first = client.get("/api/v1/search", params={"q": "显纯不足"}).json()
+    assert first["corrected"] and first["suggestion"] == "显存不足" and first["total"] > 0
