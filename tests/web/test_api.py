@@ -383,6 +383,19 @@ def test_corrections_are_flagged_and_can_be_refused(client: InProcessClient) -> 
     assert client.get("/api/v1/search", params={"q": "kubernetes deepspeed"}).json()["unmatched"] == ["kubernetes"]
 
 
+def test_a_correction_is_kept_when_the_model_is_too_busy_to_rank_by_meaning(
+        client: InProcessClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import Future
+
+    from app.search.engine import Semantics
+
+    assert client.get("/readyz").json()["semantic"].startswith("ready")
+    monkeypatch.setattr(Semantics, "query_vector", lambda _self, _text: Future())  # never computed
+    answer = client.get("/api/v1/search", params={"q": "deepspede"}).json()
+    assert answer["ranking"] == "lexical" and answer["total"] > 0
+    assert answer["corrected"] and answer["suggestion"] == "deepspeed"
+
+
 def test_stop_words_are_never_named_as_unmatched(client: InProcessClient) -> None:
     assert client.get("/api/v1/search", params={"q": "CUDA out of memory"}).json()["unmatched"] == []
     assert client.get("/api/v1/search", params={"q": "how to use kubernetes with deepspeed"}).json()["unmatched"] == [
