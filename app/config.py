@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,6 +32,17 @@ class Settings(BaseSettings):
         "threads a server spends embedding entries in the background (each uses one core)"))
     admin_token: str = Field(default="", description=(
         "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
+    log_format: Literal["plain", "json"] = Field(default="plain", description=(
+        "how `faq serve` logs: plain readable lines, or json (one object per line, ISO 8601 times)"))
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute_or_empty(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.fullmatch(r"https?://[^/\s]+(/\S*)?", value):
+            raise ValueError("give the address readers use, with http:// or https:// (https://faq.intranet), "
+                             "or leave it empty for relative links")
+        return value.rstrip("/")
 
     @property
     def resolved_database_url(self) -> str:
