@@ -42,7 +42,7 @@ from measure.localserver import ROOT, running_server
 
 CONNECTIONS = (16, 64, 128)
 STATIC = "/static/swagger-init.js"
-QUERY_FILES = (ROOT.parent / "shared" / "eval" / "queries-dev.tsv", ROOT / "eval" / "queries-project.tsv")
+QUERY_FILES = (ROOT / "eval" / "queries-project.tsv",)
 
 
 def _percentile(values: list[float], share: float) -> float:
