@@ -11,7 +11,18 @@ PORT   ?= 8000
 .PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
 	eval-fresh eval-fresh3 eval-cross eval-links bench load reindex-load screenshots clean FORCE
 
-# A .venv made by another interpreter (or none) is rebuilt: scripts/venv.sh checks Python 3.11+ and says so.
+# Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)
+ifeq ($(PYTHON_VERSION),)
+$(error no $(PYTHON) here: install Python 3.11 or newer and run `make PYTHON=python3.11 $(or $(MAKECMDGOALS),install)`)
+endif
+ifneq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 11))'),True)
+$(error Python 3.11 or newer is needed and $(PYTHON) is $(PYTHON_VERSION): install python3.11 and run `make PYTHON=python3.11 $(or $(MAKECMDGOALS),install)`)
+endif
+endif
+
+# A .venv made by another interpreter (or none) is rebuilt by scripts/venv.sh.
 ifneq ($(shell cat $(VENV)/.interpreter 2>/dev/null),$(shell $(PYTHON) -c 'import os, platform, sys; \
 	print(os.path.realpath(sys.executable), platform.python_version())' 2>/dev/null))
 STALE_VENV := FORCE

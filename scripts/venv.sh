@@ -8,7 +8,7 @@ if ! command -v "$python" >/dev/null 2>&1; then
   exit 1
 fi
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  echo "make: Python 3.11 or newer is needed and $python is $("$python" -c 'import platform; print(platform.python_version())'); install python3.11 and run \`make clean\`, then \`make PYTHON=python3.11 …\`" >&2
+  echo "make: Python 3.11 or newer is needed and $python is $("$python" -c 'import platform; print(platform.python_version())'); install python3.11 and run \`make PYTHON=python3.11 …\`" >&2
   exit 1
 fi
 # Which interpreter this is: its real path and version (a venv of another one must be rebuilt).
