@@ -72,12 +72,18 @@ test-postgres: install
 	FAQ_TEST_ENGINE=postgresql $(BIN)/pytest -q $(ENGINE_SUITES)
 
 # `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
-# The project's own queries; more query files (the shared development set …) with EVAL_QUERIES="FILE …".
+# The project's own queries over what the tests serve (content/ and the damaged seed of tests/fixtures/repair/),
+# in a scratch folder; more query files with EVAL_QUERIES="FILE …" (e.g. ../shared/eval/queries-dev.tsv).
 EVAL_QUERIES ?=
-eval: install ingest
-	$(BIN)/faq embed --quiet
-	$(BIN)/faq eval eval/queries-project.tsv
-	$(foreach queries,$(EVAL_QUERIES),$(BIN)/faq eval $(queries) &&) true
+EVAL_SAMPLE := $(or $(TMPDIR),/tmp)/faq-eval-sample
+EVAL_IN_SAMPLE := FAQ_DATA_DIR=$(EVAL_SAMPLE)/data FAQ_CONTENT_DIR=$(EVAL_SAMPLE)/content
+eval: install
+	rm -rf $(EVAL_SAMPLE)/content && mkdir -p $(EVAL_SAMPLE)/content
+	cp -r content/. tests/fixtures/repair/. $(EVAL_SAMPLE)/content/
+	$(EVAL_IN_SAMPLE) $(BIN)/faq ingest --quiet > /dev/null
+	$(EVAL_IN_SAMPLE) $(BIN)/faq embed --quiet
+	$(EVAL_IN_SAMPLE) $(BIN)/faq eval eval/queries-project.tsv
+	$(foreach queries,$(EVAL_QUERIES),$(EVAL_IN_SAMPLE) $(BIN)/faq eval $(queries) &&) true
 
 # Real users' queries over the shared corpora: hybrid, lexical, semantic and the FTS5 trigram baseline side
 # by side. The corpora are ingested into a scratch folder (their top-level READMEs describe the gold, not

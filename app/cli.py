@@ -283,7 +283,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
     path = Path(args.queries)
     if not path.is_file():
-        print(f"faq eval: no query file at {path}; give a TSV of id, k, query, fingerprints", file=sys.stderr)
+        print(f"faq eval: no query file at {path}; give a tab-separated file of id, k, query, expected texts "
+              "(e.g. eval/queries-project.tsv)", file=sys.stderr)
         return EXIT_USAGE
     queries = read_queries(path)
     if not queries:

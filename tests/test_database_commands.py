@@ -145,7 +145,7 @@ def test_a_role_without_rights_is_told_which_it_needs(
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
     settings = settings.model_copy(update={"content_dir": tmp_path / "content"})
-    code, out, err = _run(settings, monkeypatch, capsys, "ingest", "--quiet")
+    code, _, err = _run(settings, monkeypatch, capsys, "ingest", "--quiet")
     assert code == cli.EXIT_RIGHTS and "Traceback" not in err
     line = _one_line(err)
     assert f"the database role {role} lacks a right (permission denied for database {database})" in line
