@@ -144,20 +144,15 @@ def test_faq_serve_says_where_to_open_the_portal(env: Path, monkeypatch: pytest.
     assert started["port"] == 8123
 
 
-def test_the_bundled_sample_passes_its_own_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_the_bundled_sample_passes_its_own_check(env: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("FAQ_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("FAQ_CONTENT_DIR", str(SAMPLE))
     monkeypatch.setenv("FAQ_SEMANTIC", "false")
-    monkeypatch.delenv("FAQ_DATABASE_URL", raising=False)
     get_settings.cache_clear()
-    try:
-        assert main(["ingest", "--quiet"]) == EXIT_OK
-        out = capsys.readouterr().out
-        assert "encoding repairs:   0" in out and "skipped:            0" in out and "warnings:           0" in out
-        assert main(["check"]) == EXIT_OK
-    finally:
-        get_settings.cache_clear()
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "encoding repairs:   0" in out and "skipped:            0" in out and "warnings:           0" in out
+    assert main(["check"]) == EXIT_OK
     summary = capsys.readouterr().out.splitlines()[-1]
     assert summary.startswith("0 damaged generations, 0 damaged vector files, 0 uncertain repairs, 0 skipped files, "
                               "0 link problems, 0 low-confidence pairs")
@@ -176,60 +171,58 @@ def test_the_damaged_seed_is_the_repair_fixture_byte_for_byte_outside_the_sample
         assert hashlib.sha256(DAMAGED_SEED.read_bytes()).digest() == hashlib.sha256(seed.read_bytes()).digest()
 
 
-def test_ingest_if_changed_ingests_only_when_the_content_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
-    monkeypatch.setenv("FAQ_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("FAQ_CONTENT_DIR", str(content))
-    monkeypatch.delenv("FAQ_DATABASE_URL", raising=False)
-    get_settings.cache_clear()
-    try:
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK  # no data yet: ingests
-        first = current_name(get_settings())
-        assert first is not None and "generation:" in capsys.readouterr().out
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
-        assert capsys.readouterr().out.startswith(f"data is up to date (generation {first})")
-        assert current_name(get_settings()) == first
-        for change in ("edit", "add", "delete"):
-            if change == "edit":
-                (content / "faq.md").write_text("# FAQ\n\n## Why not?\n\nBecause.\n", encoding="utf-8")
-            elif change == "add":
-                (content / "more.md").write_text("# More\n\n## How?\n\nSo.\n", encoding="utf-8")
-            else:
-                (content / "more.md").unlink()
-            before = current_name(get_settings())
-            assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
-            assert current_name(get_settings()) != before, change
-        (tmp_path / "data" / "CURRENT").unlink()  # the data lost: ingested again
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
-        assert current_name(get_settings()) is not None
-        (content / "broken.md").write_bytes(b"\xff\xfe\x00")  # published with a file skipped: counts as ingested
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_SKIPPED
-        capsys.readouterr()
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
-        assert "data is up to date" in capsys.readouterr().out
-    finally:
-        get_settings.cache_clear()
+def _one_question(folder: Path) -> Path:
+    """A content folder holding one small FAQ."""
+    folder.mkdir()
+    (folder / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    return folder
 
 
-def test_a_failed_ingest_is_tried_again_by_if_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
-    monkeypatch.setenv("FAQ_DATA_DIR", str(tmp_path / "data"))
+@pytest.fixture
+def small(env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The `env` settings with FAQ_CONTENT_DIR on a folder of one small FAQ (returned)."""
+    content = _one_question(env / "content")
     monkeypatch.setenv("FAQ_CONTENT_DIR", str(content))
     get_settings.cache_clear()
-    try:
+    return content
+
+
+def test_ingest_if_changed_ingests_only_when_the_content_changed(small: Path, capsys: pytest.CaptureFixture[str]
+                                                                 ) -> None:
+    content = small
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK  # no data yet: ingests
+    first = current_name(get_settings())
+    assert first is not None and "generation:" in capsys.readouterr().out
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert capsys.readouterr().out.startswith(f"data is up to date (generation {first})")
+    assert current_name(get_settings()) == first
+    for change in ("edit", "add", "delete"):
+        if change == "edit":
+            (content / "faq.md").write_text("# FAQ\n\n## Why not?\n\nBecause.\n", encoding="utf-8")
+        elif change == "add":
+            (content / "more.md").write_text("# More\n\n## How?\n\nSo.\n", encoding="utf-8")
+        else:
+            (content / "more.md").unlink()
+        before = current_name(get_settings())
         assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
-        published = current_name(get_settings())
-        (content / "faq.md").write_bytes(b"\xff\xfe\x00")  # nothing readable left: the ingest fails
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED
-        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED  # not taken for done
-        assert current_name(get_settings()) == published
-    finally:
-        get_settings.cache_clear()
+        assert current_name(get_settings()) != before, change
+    (content.parent / "data" / "CURRENT").unlink()  # the data lost: ingested again
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert current_name(get_settings()) is not None
+    (content / "broken.md").write_bytes(b"\xff\xfe\x00")  # published with a file skipped: counts as ingested
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_SKIPPED
+    capsys.readouterr()
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert "data is up to date" in capsys.readouterr().out
+
+
+def test_a_failed_ingest_is_tried_again_by_if_changed(small: Path) -> None:
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    published = current_name(get_settings())
+    (small / "faq.md").write_bytes(b"\xff\xfe\x00")  # nothing readable left: the ingest fails
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED  # not taken for done
+    assert current_name(get_settings()) == published
 
 
 def test_a_server_logs_each_generation_it_switches_to(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -239,10 +232,7 @@ def test_a_server_logs_each_generation_it_switches_to(tmp_path: Path, caplog: py
     from app.ingest.pipeline import run_ingest
     from tests.conftest import settings_for
 
-    content = tmp_path / "content"
-    content.mkdir()
-    (content / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
-    settings = settings_for(tmp_path, content)
+    settings = settings_for(tmp_path, _one_question(tmp_path / "content"))
     first = run_ingest(settings, progress=False).generation
     store = DataStore(settings)
     try:

@@ -112,14 +112,20 @@ def test_watching_a_folder_that_does_not_exist(data: dict[str, str], tmp_path: P
                                        "https://"),
     ("FAQ_LOG_FORMAT", "xml", "FAQ_LOG_FORMAT=xml: Input should be 'plain' or 'json'"),
 ])
-@pytest.mark.parametrize("command", ["ingest", "serve", "stats"])
-def test_a_wrong_setting_is_one_line_that_names_it(data: dict[str, str], setting: str, value: str, says: str,
-                                                   command: str) -> None:
-    done = faq(command, env={**data, setting: value})
+def test_a_wrong_setting_is_one_line_that_names_it(data: dict[str, str], setting: str, value: str, says: str) -> None:
+    done = faq("ingest", env={**data, setting: value})
     assert done.returncode == EXIT_SETTINGS
     line = one_line(done.stderr)
-    assert line.startswith(f"faq {command}: ") and says in line
+    assert line.startswith("faq ingest: ") and says in line
     assert "secret" not in line  # a password in the URL is never repeated
+
+
+@pytest.mark.parametrize("command", ["serve", "stats", "check", "migrate", "reindex", "embed"])
+def test_every_command_that_opens_the_database_checks_its_driver_first(data: dict[str, str], command: str) -> None:
+    done = faq(command, env={**data, "FAQ_DATABASE_URL": "postgresql+pg8000://faq:secret@db.intranet/faq"})
+    assert done.returncode == EXIT_SETTINGS
+    assert one_line(done.stderr).startswith(f"faq {command}: FAQ_DATABASE_URL (postgresql+pg8000) needs the driver "
+                                            "pg8000, which is not installed")
 
 
 def test_an_empty_public_url_means_relative_links(tmp_path: Path) -> None:
