@@ -38,7 +38,6 @@ FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from app.generations import current_name, describe_failure
     from app.ingest.freshness import content_checksum, record_checksum, recorded_checksum
-    from app.ingest.pipeline import IngestError, run_ingest
 
     url = settings.resolved_database_url
     try:
@@ -53,6 +52,8 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
         print(f"data is up to date (generation {previous}): {folder} and the portal are unchanged since the last "
               "ingest; nothing to do")
         return EXIT_OK
+    from app.ingest.pipeline import IngestError, run_ingest  # a second of imports: only when there is work
+
     try:
         report = run_ingest(settings, content_dir=content, progress=not args.quiet)
     except IngestError as exc:
