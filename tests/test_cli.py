@@ -121,9 +121,10 @@ def test_sidecar_metadata_pairs_a_file_whose_bytes_must_not_change(
         env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     content = env / "content"
     content.mkdir()
-    # Nothing in common, so neither names nor content could pair them: only the sidecar does.
+    # Nothing in common, so neither names nor content could pair them: only the sidecar does. Their questions
+    # differ in meaning too, so the entries stay unpaired however the portal compares them.
     (content / "vendor-faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
-    (content / "notes.md").write_text("# 说明\n\n## 为什么？\n\n因为。\n", encoding="utf-8")
+    (content / "notes.md").write_text("# 说明\n\n## 如何卸载？\n\n删除目录。\n", encoding="utf-8")
     (content / "notes.md.meta.yml").write_text("translation_of: vendor-faq.md\nlang: zh\n", encoding="utf-8")
     (content / "vendor-faq.md.meta.yml").write_text("- not a mapping\n", encoding="utf-8")
     assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_OK

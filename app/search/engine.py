@@ -27,6 +27,7 @@ from app.search.hybrid import (
     LEXICAL_DEPTH,
     MIN_RELATED_Z,
     Mask,
+    adds_by_meaning,
     as_matches,
     by_meaning,
     dense_weight,
@@ -146,7 +147,7 @@ class SearchEngine:
             return Outcome(words.total, words.matches[:depth], words.terms, words.suggestion, words.partial)
         cosines = semantics.dense.cosines(vector)
         fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
-                     dense_weight(text))
+                     dense_weight(text), adds_by_meaning(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")

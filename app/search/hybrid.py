@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from app.search.clauses import QUOTED
 from app.search.dense import LANGUAGES, DenseIndex
 from app.search.errors import TIMESTAMP, read_pasted
 from app.search.ranking import Match
@@ -86,6 +87,12 @@ def dense_weight(text: str) -> float:
     return PASTED_WEIGHT if read_pasted(text) or TIMESTAMP.search(text) else DENSE_WEIGHT
 
 
+def adds_by_meaning(text: str) -> bool:
+    """Whether entries found by meaning alone may join the ranking: not when the reader quoted a phrase, which
+    asks for the entries that hold it (meaning still orders those)."""
+    return QUOTED.search(text) is None
+
+
 def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
     """The allowed entries with the highest z-scores, at most `depth`."""
     candidates = np.flatnonzero(allowed)
@@ -96,12 +103,12 @@ def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
 
 
 def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, allowed: Mask, depth: int,
-         weight: float = DENSE_WEIGHT) -> Fused:
-    """The lexical matches and the nearest allowed entries by meaning, on one scale, best first."""
+         weight: float = DENSE_WEIGHT, add: bool = True) -> Fused:
+    """The lexical matches and (if `add`) the nearest allowed entries by meaning, on one scale, best first."""
     top = max((match.score for match in lexical[:LEXICAL_DEPTH]), default=0.0) or 1.0
     scores: dict[int, float] = {match.docnum: match.score / top for match in lexical[:LEXICAL_DEPTH]}
     close = allowed & (z >= MIN_DENSE_Z) & (cosines >= MIN_COSINE)
-    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores]
+    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores] if add else []
     for docnum in found_by_meaning:
         scores[docnum] = 0.0
     fused = {docnum: score + weight * float(z[docnum]) for docnum, score in scores.items()}
