@@ -12,11 +12,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from pydantic import ValidationError
+# Only the standard library above: `main` hears Ctrl+C and SIGTERM before anything slow is imported.
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-from app.config import Settings, get_settings
+    from app.config import Settings
 
 # The exit codes of `faq` (README: "Exit codes"); each kind of mistake has its own.
 EXIT_OK = 0
@@ -559,11 +561,36 @@ def _settings_problem(exc: ValidationError) -> str:
     return f"{name}={error.get('input')!s}: {reason}; fix it in the environment or .env"
 
 
+def get_settings() -> Settings:
+    """The portal's settings (app.config, with pydantic, is imported only once `main` handles signals)."""
+    from app.config import get_settings as read_settings
+
+    return read_settings()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `faq` command; returns the exit code."""
+    """Run the `faq` command; returns the exit code. Ctrl+C or SIGTERM at any point, start-up included, is one
+    line."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    command = next((word for word in arguments if not word.startswith("-")), "")
+    publishing = command in ("ingest", "reindex")
+    after = "; nothing was published: the data served before is unchanged" if publishing else ""
+    try:
+        with _sigterm_unwinds():
+            return _run(arguments)
+    except KeyboardInterrupt:
+        return _fail(command, f"stopped (Ctrl+C){after}", EXIT_INTERRUPTED)
+    except _Stopped:
+        return _fail(command, f"stopped (SIGTERM){after}", EXIT_TERMINATED)
+
+
+def _run(arguments: Sequence[str]) -> int:
+    """Parse `arguments`, check the settings and the database driver, then run the command."""
+    from pydantic import ValidationError
+
     from app.generations import database_url_problem
 
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(arguments)
     try:
         settings = get_settings()
     except ValidationError as exc:
@@ -572,15 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = database_url_problem(settings.resolved_database_url)
         if problem:
             return _fail(args.command, problem, EXIT_SETTINGS)
-    publishing = args.command in ("ingest", "reindex")
-    after = "; nothing was published: the data served before is unchanged" if publishing else ""
-    try:
-        with _sigterm_unwinds():
-            code: int = args.handler(args, settings)
-    except KeyboardInterrupt:
-        return _fail(args.command, f"stopped (Ctrl+C){after}", EXIT_INTERRUPTED)
-    except _Stopped:
-        return _fail(args.command, f"stopped (SIGTERM){after}", EXIT_TERMINATED)
+    code: int = args.handler(args, settings)
     return code
 
 

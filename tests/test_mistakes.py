@@ -286,6 +286,28 @@ def test_ctrl_c_is_one_line(data: dict[str, str]) -> None:
     assert one_line(err) == "faq ingest: stopped (Ctrl+C); nothing was published: the data served before is unchanged"
 
 
+def test_ctrl_c_while_faq_starts_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+                                            ) -> None:
+    from app import cli
+
+    def interrupted(arguments: object) -> int:
+        raise KeyboardInterrupt  # as when Ctrl+C comes while the settings or the portal's modules load
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    assert cli.main(["ingest", "--quiet"]) == EXIT_INTERRUPTED
+    assert one_line(capsys.readouterr().err) == (
+        "faq ingest: stopped (Ctrl+C); nothing was published: the data served before is unchanged")
+
+
+def test_faq_loads_only_the_standard_library_before_it_hears_signals() -> None:
+    # A slow import before `main` is a window in which Ctrl+C prints a traceback (1.5 s on a loaded machine).
+    probe = ("import sys, app.cli\n"
+             "print(sorted(m for m in ('pydantic', 'sqlalchemy', 'app.config') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO / "tests", capture_output=True, text=True,
+                            timeout=60, check=True)
+    assert result.stdout.strip() == "[]"
+
+
 @contextmanager
 def full_disk(folder: Path, size_mb: int) -> Iterator[Path]:
     """A small filesystem mounted at `folder` (root only), to be filled up by the test."""
