@@ -1,32 +1,59 @@
-# The portal's commands. Every target installs what it needs into .venv first.
+# The portal's commands. `make run` installs what serving needs (requirements.lock); `make test` and the
+# other development targets add the tools (requirements-dev.lock). Each installs what it needs into .venv.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
+DEV_STAMP     := $(VENV)/.dev-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content eval-fresh eval-fresh3 \
-	eval-cross eval-links bench load reindex-load screenshots clean
+.PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
+	eval-fresh eval-fresh3 eval-cross eval-links bench load reindex-load screenshots clean FORCE
 
-install: $(STAMP)
+# Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import platform; print(platform.python_version())' 2>/dev/null)
+ifeq ($(PYTHON_VERSION),)
+$(error no $(PYTHON) here: install Python 3.11 or newer and run `make PYTHON=python3.11 $(or $(MAKECMDGOALS),install)`)
+endif
+ifneq ($(shell $(PYTHON) -c 'import sys; print(sys.version_info >= (3, 11))'),True)
+$(error Python 3.11 or newer is needed and $(PYTHON) is $(PYTHON_VERSION): install python3.11 and run `make PYTHON=python3.11 $(or $(MAKECMDGOALS),install)`)
+endif
+endif
 
-$(STAMP): pyproject.toml requirements.lock requirements-dev.lock
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
+# A .venv made by another interpreter (or none) is rebuilt by scripts/venv.sh.
+ifneq ($(shell cat $(VENV)/.interpreter 2>/dev/null),$(shell $(PYTHON) -c 'import os, platform, sys; \
+	print(os.path.realpath(sys.executable), platform.python_version())' 2>/dev/null))
+STALE_VENV := FORCE
+endif
+
+install: $(DEV_STAMP)
+
+install-runtime: $(RUNTIME_STAMP)
+
+# setuptools at the dev lock's pin: the editable install builds without isolation (the venv's own setuptools is
+# too old for the PEP 639 licence field), as the Dockerfile's build does.
+$(RUNTIME_STAMP): pyproject.toml requirements.lock $(STALE_VENV)
+	@scripts/venv.sh $(PYTHON) $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.lock "$$(grep -E '^setuptools==' requirements-dev.lock)"
 	@# setuptools' "editable installation" notices are advice for its own developers, not ours.
 	PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+	touch $@
 
+$(DEV_STAMP): $(RUNTIME_STAMP) requirements-dev.lock
+	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
+	touch $@
+
+# Ingests only when content/ or the portal changed since the last ingest into data/ (as the container does).
 # Exit code 3 from `faq ingest` means "ingested, but some files were skipped": still serve.
-ingest: install
-	$(BIN)/faq ingest || [ $$? -eq 3 ]
+ingest: install-runtime
+	$(BIN)/faq ingest --if-changed || [ $$? -eq 3 ]
 
 run: ingest
 	$(BIN)/faq serve --host $(HOST) --port $(PORT)
 
-serve: install
+serve: install-runtime
 	$(BIN)/faq serve --host $(HOST) --port $(PORT)
 
 lint: install
@@ -45,10 +72,18 @@ test-postgres: install
 	FAQ_TEST_ENGINE=postgresql $(BIN)/pytest -q $(ENGINE_SUITES)
 
 # `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
-eval: ingest
-	$(BIN)/faq embed --quiet
-	$(BIN)/faq eval ../shared/eval/queries-dev.tsv
-	$(BIN)/faq eval eval/queries-project.tsv
+# The project's own queries over what the tests serve (content/ and the damaged seed of tests/fixtures/repair/),
+# in a scratch folder; more query files with EVAL_QUERIES="FILE …" (e.g. ../shared/eval/queries-dev.tsv).
+EVAL_QUERIES ?=
+EVAL_SAMPLE := $(or $(TMPDIR),/tmp)/faq-eval-sample
+EVAL_IN_SAMPLE := FAQ_DATA_DIR=$(EVAL_SAMPLE)/data FAQ_CONTENT_DIR=$(EVAL_SAMPLE)/content
+eval: install
+	rm -rf $(EVAL_SAMPLE)/content && mkdir -p $(EVAL_SAMPLE)/content
+	cp -r content/. tests/fixtures/repair/. $(EVAL_SAMPLE)/content/
+	$(EVAL_IN_SAMPLE) $(BIN)/faq ingest --quiet > /dev/null
+	$(EVAL_IN_SAMPLE) $(BIN)/faq embed --quiet
+	$(EVAL_IN_SAMPLE) $(BIN)/faq eval eval/queries-project.tsv
+	$(foreach queries,$(EVAL_QUERIES),$(EVAL_IN_SAMPLE) $(BIN)/faq eval $(queries) &&) true
 
 # Real users' queries over the shared corpora: hybrid, lexical, semantic and the FTS5 trigram baseline side
 # by side. The corpora are ingested into a scratch folder (their top-level READMEs describe the gold, not
@@ -60,9 +95,12 @@ eval-real: eval-real-content
 	$(EVAL_IN_REAL) $(BIN)/faq embed --quiet
 	$(EVAL_IN_REAL) $(BIN)/faq eval eval/queries-real.tsv --compare
 
+# The corpora those queries were asked of live outside the repository: CORPORA=DIR (holding real/ and styles/).
+CORPORA ?=
 eval-real-content: install
+	@[ -d "$(CORPORA)/real" ] || { echo "make: give the corpora folder (with real/ and styles/): make $@ CORPORA=DIR" >&2; exit 2; }
 	rm -rf $(EVAL_REAL)/content && mkdir -p $(EVAL_REAL)/content
-	cd ../shared/corpus && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
+	cd $(CORPORA) && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
 
 # The same, over FAQs and queries the ranking was never tuned on (eval/fresh/, issue 10).
 EVAL_FRESH := $(or $(TMPDIR),/tmp)/faq-eval-fresh
@@ -93,8 +131,10 @@ eval-fresh3: install
 	$(EVAL_IN_FRESH3) $(BIN)/faq embed --quiet
 	$(EVAL_IN_FRESH3) $(BIN)/faq eval eval/queries-fresh3.tsv --compare
 
+# The project's own style fixtures; a gold corpus laid out the same way with CORPUS=DIR.
+CORPUS ?= tests/fixtures/styles
 eval-links: install
-	$(BIN)/faq eval-links ../shared/corpus/real
+	$(BIN)/faq eval-links $(CORPUS)
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

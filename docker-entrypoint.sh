@@ -2,9 +2,9 @@
 # The portal image's entrypoint.
 #
 #   serve [ARGS]   (default) 1. `faq migrate`, when this build has that command;
-#                  2. `faq ingest` of FAQ_CONTENT_DIR when there is no data yet, or when the
-#                     content or the portal's code changed since the last ingest here (checksums
-#                     kept in FAQ_DATA_DIR/.ingested-content); FAQ_INGEST=always|never overrides;
+#                  2. `faq ingest --if-changed` of FAQ_CONTENT_DIR: when there is no data yet, or
+#                     when the content or the portal's code changed since the last ingest here
+#                     (checksum kept in FAQ_DATA_DIR/.ingested-content); FAQ_INGEST=always|never overrides;
 #                  3. `faq serve` on 0.0.0.0:$PORT with $FAQ_WORKERS processes (ARGS appended).
 #   healthcheck    exit 0 when /readyz answers 200 (the image's HEALTHCHECK).
 #   anything else  a `faq` subcommand: ingest, check, reindex, migrate, inspect FILE, …
@@ -31,29 +31,12 @@ except Exception as exc:  # any failure means "not ready"
 EOF
 }
 
-# Prints "<current generation or -> <checksum of the portal's code and the content>".
-data_state() {
-  python3 - <<'EOF'
-import hashlib
-from pathlib import Path
-
-import app
-from app.config import get_settings
-from app.generations import current_name
-
-settings = get_settings()
-digest = hashlib.sha256()
-for label, root in (("code", Path(app.__file__).parent), ("content", settings.content_dir)):
-    digest.update(label.encode() + b"\0")
-    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    for path in files:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-print(current_name(settings) or "-", digest.hexdigest())
-EOF
-}
-
 prepare() {
+  case ${FAQ_DATABASE_URL:-} in
+    *://*:@*)  # compose interpolated an empty POSTGRES_PASSWORD
+      say "FAQ_DATABASE_URL has an empty password: set POSTGRES_PASSWORD in .env (see .env.example)"
+      exit 5 ;;
+  esac
   data=${FAQ_DATA_DIR:-./data}
   mkdir -p "$data" 2>/dev/null || true
   if [ ! -d "$data" ] || [ ! -w "$data" ]; then
@@ -84,32 +67,17 @@ prepare() {
     never) return 0 ;;
     *) say "FAQ_INGEST=$mode: expected auto, always or never"; exit 2 ;;
   esac
-  state=$(data_state) || { say "cannot read the current data state (see above)"; exit 1; }
-  current=${state%% *}
-  checksum=${state#* }
-  stamp=$data/.ingested-content
   if [ "$mode" = always ]; then
-    reason="FAQ_INGEST=always"
-  elif [ "$current" = - ]; then
-    reason="no data yet"
-  elif [ "$(cat "$stamp" 2>/dev/null || true)" != "$checksum" ]; then
-    reason="the content or the portal changed since the last ingest"
+    say "ingesting ${FAQ_CONTENT_DIR:-./content}: FAQ_INGEST=always"
+    set -- --quiet
   else
-    say "data is up to date (generation $current): no ingest"
-    return 0
+    set -- --quiet --if-changed  # ingests when there is no data yet or the content or the portal changed
   fi
-  say "ingesting ${FAQ_CONTENT_DIR:-./content}: $reason"
   code=0
-  faq ingest --quiet || code=$?
+  faq ingest "$@" || code=$?
   case $code in
-    0 | 3)  # 3: published, but some files were skipped (listed above)
-      printf '%s\n' "$checksum" >"$stamp.tmp" && mv "$stamp.tmp" "$stamp" ;;
-    *)
-      if [ "$current" = - ]; then
-        say "ingest failed (exit $code); no data yet: /readyz answers 503 until an ingest succeeds"
-      else
-        say "ingest failed (exit $code); serving the previous generation $current"
-      fi ;;
+    0 | 3) ;;  # 3: published, but some files were skipped (listed above)
+    *) say "ingest failed (exit $code; see above): the previous data is served, or, when there is none yet, pages and /readyz answer 503 until an ingest succeeds" ;;
   esac
 }
 

@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import signal
 import socket
 import sys
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, NoReturn
 
-from app.config import Settings, get_settings
+# Only the standard library above: `main` hears Ctrl+C and SIGTERM before anything slow is imported.
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
+    from app.config import Settings
+
+# The exit codes of `faq` (README: "Exit codes"); each kind of mistake has its own.
 EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_SKIPPED = 3
+EXIT_FAILED = 1  # the command failed; nothing was changed (the previous data is still served)
+EXIT_USAGE = 2  # the command line: an unknown option, an invalid value (--port 99999, --days -5)
+EXIT_SKIPPED = 3  # `faq ingest`: published, but some files were skipped
+EXIT_LISTEN = 4  # `faq serve`: cannot listen (port in use, unknown host, a port below 1024)
+EXIT_SETTINGS = 5  # a setting is wrong: an FAQ_* value, a database driver not installed, no folder to watch
+EXIT_RIGHTS = 6  # the database role lacks a right it needs
+EXIT_INTERRUPTED = 130  # Ctrl+C
+EXIT_TERMINATED = 143  # SIGTERM
+# Commands that never open the database (they need no FAQ_DATABASE_URL check).
+WITHOUT_DATABASE = ("inspect", "eval-links")
 # What `faq check` lists; the failing kinds need an editor (fix, or confirm in content/links.tsv).
 CHECK_KINDS = ("skipped", "warning", "structure", "repair-uncertain", "link-problem", "link-review", "link-info")
 FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
@@ -24,15 +39,23 @@ FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from app.generations import current_name, describe_failure
-    from app.ingest.pipeline import IngestError, run_ingest
+    from app.ingest.freshness import content_checksum, record_checksum, recorded_checksum
 
     url = settings.resolved_database_url
     try:
         previous = current_name(settings)  # also fails fast, before the reading, when the database is unreachable
     except Exception as exc:  # noqa: BLE001  (say what failed in one line; nothing was touched)
         print(f"faq ingest: {describe_failure(exc, url)}; nothing was changed", file=sys.stderr)
-        return EXIT_FAILED
+        return _failure_code(exc)
     content = Path(args.content) if args.content else None
+    folder = content or settings.content_dir
+    checksum = content_checksum(folder) if folder.is_dir() else None
+    if args.if_changed and previous is not None and checksum is not None and checksum == recorded_checksum(settings):
+        print(f"data is up to date (generation {previous}): {folder} and the portal are unchanged since the last "
+              "ingest; nothing to do")
+        return EXIT_OK
+    from app.ingest.pipeline import IngestError, run_ingest  # a second of imports: only when there is work
+
     try:
         report = run_ingest(settings, content_dir=content, progress=not args.quiet)
     except IngestError as exc:
@@ -43,7 +66,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
                    "nothing was published and there is no previous data to serve; fix that and run `faq ingest` "
                    "again")
         print(f"faq ingest: failed ({describe_failure(exc, url)}); {outcome}", file=sys.stderr)
-        return EXIT_FAILED
+        return _failure_code(exc)
     by_lang = ", ".join(f"{lang} {n}" for lang, n in sorted(report.entries_by_lang.items()))
     print(f"documents:          {report.documents}")
     print(f"entries:            {report.entries} ({by_lang})")
@@ -69,6 +92,8 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     if settings.semantic:
         print("search by meaning:  once the entries' vectors are made, by a running `faq serve` in the background "
               "or now by `faq embed`; search is by words until then")
+    if checksum is not None:
+        record_checksum(settings, checksum)
     return EXIT_SKIPPED if report.skipped else EXIT_OK
 
 
@@ -90,7 +115,7 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
         name = current_name(settings)
     except Exception as exc:  # noqa: BLE001  (say what failed in one line)
         print(f"faq embed: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
-        return EXIT_FAILED
+        return _failure_code(exc)
     if name is None:
         print("faq embed: no data yet; run `faq ingest` first", file=sys.stderr)
         return EXIT_FAILED
@@ -118,7 +143,7 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
         except Exception as exc:  # noqa: BLE001  (say what failed in one line; the cache keeps what was made)
             print(f"faq embed: failed ({describe_failure(exc, settings.resolved_database_url)}); "
                   "run it again to go on where it stopped", file=sys.stderr)
-            return EXIT_FAILED
+            return _failure_code(exc)
         finally:
             bar.close()
     assert manifest is not None  # nothing asks it to stop
@@ -140,7 +165,7 @@ def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     except Exception as exc:  # noqa: BLE001  (say what failed in one line; the current data stays)
         print(f"faq reindex: failed ({describe_failure(exc, settings.resolved_database_url)}); the current data "
               "is unchanged", file=sys.stderr)
-        return EXIT_FAILED
+        return _failure_code(exc)
     print(f"reindexed {entries} entries into generation {target.name} ({time.perf_counter() - started:.2f} s)")
     return EXIT_OK
 
@@ -153,65 +178,117 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
         print(migrate_database(settings))
     except Exception as exc:  # noqa: BLE001  (say what failed in one line)
         print(f"faq migrate: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
-        return EXIT_FAILED
+        return _failure_code(exc)
     return EXIT_OK
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:
     from app.feedback import entry_feedback
+    from app.generations import describe_failure
     from app.querylog import top_queries
 
     for title, zero_only in (("searches that found nothing (FAQ to write)", True), ("most frequent searches", False)):
-        rows = top_queries(settings, args.days, args.limit, zero_only)
+        try:
+            rows = top_queries(settings, args.days, args.limit, zero_only)
+        except Exception as exc:  # noqa: BLE001  (say what failed in one line)
+            return _fail("stats", describe_failure(exc, settings.resolved_database_url), _failure_code(exc))
         print(f"{title}, last {args.days} days:")
         for row in rows:
             print(f"  {row.searches:>6} searches  {row.zero:>6} found nothing  {row.query}")
         if not rows:
             print("  none recorded" + ("" if settings.query_log_days else " (FAQ_QUERY_LOG_DAYS=0 records nothing)"))
     print(f"was it helpful? the least helpful entries first, last {args.days} days:")
-    for votes in entry_feedback(settings, args.days, args.limit):
+    try:
+        helpfulness = entry_feedback(settings, args.days, args.limit)
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line)
+        return _fail("stats", describe_failure(exc, settings.resolved_database_url), _failure_code(exc))
+    for votes in helpfulness:
         print(f"  {votes.helpful:>6} helpful  {votes.unhelpful:>6} not helpful  {votes.entry_id}")
         for day, helpful, comment in votes.comments[:3]:
             print(f"           {day} {'+' if helpful else '-'} {comment[:160]}")
     return EXIT_OK
 
 
-def _log_to_stderr() -> None:
-    """Access logs as JSON lines and the portal's own messages, on standard error."""
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(message)s"))
-    for name in ("faq.access", "faq.live"):
-        logger = logging.getLogger(name)
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
-
-
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import logging.config
+
     import uvicorn
 
-    from app.generations import current_name, describe_failure
+    from app.generations import NO_DATA_ADVICE, current_name, describe_failure, is_sqlite, lacks_rights
+    from app.logs import logging_config
+    from app.startup import claim_watch, free_space_problem, listen_problem, watcher_pid, writable_problem
 
+    problem = listen_problem(args.host, args.port)  # before anything else is said: nothing else matters then
+    if problem:
+        return _fail("serve", problem, EXIT_LISTEN)
+    if args.watch and not settings.content_dir.is_dir():
+        return _fail("serve", f"--watch: no content folder at {settings.content_dir}; create it, or set "
+                              "FAQ_CONTENT_DIR to your folder of markdown", EXIT_SETTINGS)
+    log_format = args.log_format or settings.log_format
+    logging.config.dictConfig(logging_config(log_format))
+    say = _announcer(log_format)
+    url = settings.resolved_database_url
+    local = is_sqlite(url)
+    unwritable = writable_problem(settings.data_dir)
+    if unwritable:
+        say(f"{unwritable}: serving the data it holds; " + (
+            "search statistics are off and `faq ingest` cannot publish here until it is writable" if local else
+            "its search index cannot be built here until it is writable"))
+    elif (low := free_space_problem(settings.data_dir)) is not None:
+        say(f"{low}: serving the data it holds; a new generation or the search statistics may not fit")
     try:
         if current_name(settings) is None:
-            print(f"faq serve: no data in {settings.data_dir}; run `faq ingest` first "
-                  "(pages answer 503 until then)", file=sys.stderr)
+            say(f"no data in {settings.data_dir if local else 'the database'} yet; {NO_DATA_ADVICE} "
+                "(pages answer 503 until then)")
     except Exception as exc:  # noqa: BLE001  (serve anyway: readers get 503 until the database answers)
-        print(f"faq serve: {describe_failure(exc, settings.resolved_database_url)} (pages answer 503 until then)",
-              file=sys.stderr)
-    _log_to_stderr()
+        if lacks_rights(exc):
+            return _fail("serve", describe_failure(exc, url), EXIT_RIGHTS)
+        say(f"{describe_failure(exc, url)} (pages answer 503 until then)")
     if args.watch:
         from app.live import watch_content
 
-        threading.Thread(target=watch_content, args=(settings, threading.Event()), name="faq-watch",
-                         daemon=True).start()
-        print(f"faq serve: watching {settings.content_dir}; changes are re-ingested", flush=True)
+        watch_lock = claim_watch(settings.data_dir)  # held (open) while this process serves
+        if watch_lock is None:
+            say(f"another `faq serve --watch` (pid {watcher_pid(settings.data_dir)}) already re-ingests "
+                f"{settings.content_dir} for this data folder; this one serves without watching")
+        else:
+            threading.Thread(target=watch_content, args=(settings, threading.Event()), name="faq-watch",
+                             daemon=True).start()
+            say(f"watching {settings.content_dir}; changes are re-ingested")
     shown = socket.gethostname() if args.host in ("0.0.0.0", "::") else args.host
-    print(f"faq serve: open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)",
-          flush=True)
-    uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers,
-                proxy_headers=True, log_level="info", access_log=False)  # ours: JSON lines, see _log_to_stderr
+    say(f"open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)")
+    try:
+        uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers, proxy_headers=True,
+                    log_config=logging_config(log_format), access_log=False)  # ours: app/web/operations.py
+    except (_Stopped, KeyboardInterrupt) as stop:  # uvicorn has shut down and passes the signal on
+        if log_format != "json":
+            raise
+        say(f"stopped ({'SIGTERM' if isinstance(stop, _Stopped) else 'Ctrl+C'})")
+        return EXIT_TERMINATED if isinstance(stop, _Stopped) else EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _announcer(log_format: str) -> Callable[[str], None]:
+    """How `faq serve` says what it does at start: a plain line on standard output, or a JSON log line."""
+    if log_format == "json":
+        import logging
+
+        serve_log = logging.getLogger("faq.serve")
+        return lambda message: serve_log.info("faq serve: %s", message)
+    return lambda message: print(f"faq serve: {message}", flush=True)
+
+
+def _failure_code(exc: BaseException) -> int:
+    """EXIT_RIGHTS when the database refused for want of a right, else EXIT_FAILED."""
+    from app.generations import lacks_rights
+
+    return EXIT_RIGHTS if lacks_rights(exc) else EXIT_FAILED
+
+
+def _fail(command: str, message: str, code: int) -> int:
+    """Say in one line on standard error why `faq COMMAND` stops; return its exit code."""
+    print(f"faq {command}: {message}", file=sys.stderr, flush=True)
+    return code
 
 
 def _eval(args: argparse.Namespace, settings: Settings) -> int:
@@ -219,7 +296,8 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
 
     path = Path(args.queries)
     if not path.is_file():
-        print(f"faq eval: no query file at {path}; give a TSV of id, k, query, fingerprints", file=sys.stderr)
+        print(f"faq eval: no query file at {path}; give a tab-separated file of id, k, query, expected texts "
+              "(e.g. eval/queries-project.tsv)", file=sys.stderr)
         return EXIT_USAGE
     queries = read_queries(path)
     if not queries:
@@ -240,6 +318,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     from sqlmodel import col, select
 
     from app.db import DataStore, NoDataError
+    from app.generations import REBUILD_ADVICE, describe_failure
     from app.models import IngestNote
 
     store = DataStore(settings, semantic=True)
@@ -255,18 +334,21 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     except NoDataError as exc:
         print(f"faq check: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001  (an unreachable database, a missing right: one line)
+        return _fail("check", describe_failure(exc, settings.resolved_database_url), _failure_code(exc))
     finally:
         store.close()
     if damaged:
         print(f"data: damaged: generation {damaged[0]} cannot be served ({damaged[2]}); the server falls back to "
-              f"{damaged[1]}. Run `faq reindex` (or `faq ingest`) to rebuild it")
+              f"{damaged[1]}; {REBUILD_ADVICE}")
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
     print(f"vectors: damaged: {vectors_damaged}; search is by words only until `faq reindex` rebuilds them"
           if vectors_damaged else f"vectors: {vectors}")
     counts = Counter(note.kind for note in notes)
-    print(f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
+    print(f"{int(bool(damaged))} damaged generations, {int(bool(vectors_damaged))} damaged vector files, "
+          f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
           f"{counts['link-problem']} link problems, {counts['link-review']} low-confidence pairs to confirm "
           f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure notes "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
@@ -350,17 +432,60 @@ def _inspect(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a mistake said in one line (what was wrong, where to look) instead of the usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        """Exit 2 with `faq CMD: <what was wrong>; see `faq CMD --help``."""
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see `{self.prog} --help`\n")
+
+
+def _whole_number(text: str, minimum: int, maximum: int | None = None, what: str = "") -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < minimum or (maximum is not None and value > maximum):
+        span = f"{minimum} to {maximum}" if maximum is not None else f"{minimum} or more"
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give {what or 'a number'} {span}")
+    return value
+
+
+def _port(text: str) -> int:
+    """A TCP port, 1 to 65535."""
+    return _whole_number(text, 1, 65535, "a TCP port")
+
+
+def _at_least_one(text: str) -> int:
+    """A whole number of 1 or more."""
+    return _whole_number(text, 1)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("faq-portal")
+    except PackageNotFoundError:
+        return "unknown (not installed: run `make install`)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
-    parser = argparse.ArgumentParser(prog="faq", description="Bilingual FAQ portal")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="faq", description="Bilingual FAQ portal")
+    parser.add_argument("--version", action="version", version=f"faq {_version()}",
+                        help="print the portal's version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     ingest = commands.add_parser("ingest", help="read content/ into a new database and search index")
     ingest.add_argument("--content", metavar="DIR", help="content folder (default: FAQ_CONTENT_DIR)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    ingest.add_argument("--if-changed", action="store_true",
+                        help="do nothing when the content and the portal are unchanged since the last ingest into "
+                             "this data folder (default: off)")
     ingest.set_defaults(handler=_ingest)
     embed = commands.add_parser(
         "embed", help="make the current generation's vectors now (servers otherwise make them in the background)")
-    embed.add_argument("--threads", type=int, default=0,
+    embed.add_argument("--threads", type=_at_least_one, default=0,
                        help="threads embedding at once, one core each (default: FAQ_EMBED_THREADS)")
     embed.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
     embed.set_defaults(handler=_embed)
@@ -373,17 +498,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the pages and the JSON API")
     serve.add_argument("--host", default="127.0.0.1",
                        help="interface to listen on; 0.0.0.0 for every interface (default: %(default)s)")
-    serve.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s)")
-    serve.add_argument("--workers", type=int, default=1,
+    serve.add_argument("--port", type=_port, default=8000, help="TCP port, 1 to 65535 (default: %(default)s)")
+    serve.add_argument("--workers", type=_at_least_one, default=1,
                        help="worker processes; each holds its own copy of the index (default: %(default)s)")
     serve.add_argument("--watch", action="store_true",
                        help="re-ingest whenever a file under the content folder changes (default: off)")
+    serve.add_argument("--log-format", choices=("plain", "json"), default=None,
+                       help="log lines: plain (readable) or json (one object per line, ISO 8601 times) "
+                            "(default: FAQ_LOG_FORMAT, plain)")
     serve.set_defaults(handler=_serve)
     check = commands.add_parser(
         "check", help="list what an editor should fix: uncertain repairs, skipped files, link problems")
     check.add_argument("--self-test", action="store_true",
-                       help="damage clean text the way seed 004 was damaged (the bundled sample, the clean "
-                            "Chinese seeds, and any FILEs), repair it, print the figures (default: off)")
+                       help="damage clean Chinese text the way mojibake damages it (the bundled repair sample, the "
+                            "content's clean Chinese files, and any FILEs), repair it, print the figures "
+                            "(default: off)")
     check.add_argument("files", nargs="*", metavar="FILE", help="with --self-test: more clean text to measure on")
     check.set_defaults(handler=_check)
     inspect = commands.add_parser(
@@ -391,18 +520,20 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("file", metavar="FILE", help="a markdown file (inside or outside the content folder)")
     inspect.set_defaults(handler=_inspect)
     stats = commands.add_parser("stats", help="what readers searched for, what found nothing, what did not help")
-    stats.add_argument("--days", type=int, default=30, help="how many days back (default: %(default)s)")
-    stats.add_argument("--limit", type=int, default=20, help="queries in each list (default: %(default)s)")
+    stats.add_argument("--days", type=_at_least_one, default=30, help="how many days back (default: %(default)s)")
+    stats.add_argument("--limit", type=_at_least_one, default=20,
+                       help="queries in each list (default: %(default)s)")
     stats.set_defaults(handler=_stats)
     links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
-    links.add_argument("corpus", nargs="?", default="../shared/corpus/real", metavar="CORPUS_DIR",
-                       help="folders of documents with gold pairs.tsv/unpaired.tsv (default: %(default)s)")
+    links.add_argument("corpus", metavar="CORPUS_DIR",
+                       help="folders of documents with gold pairs.tsv/unpaired.tsv, e.g. tests/fixtures/styles")
     links.add_argument("--verbose", action="store_true",
                        help="list every missed and extra question (default: off)")
     links.set_defaults(handler=_eval_links)
     evaluation = commands.add_parser("eval", help="search quality on a query file (success@k, MRR@10)")
     evaluation.add_argument("queries", metavar="QUERIES.tsv",
-                            help="tab-separated: id, k, query, '|'-separated fingerprints[, lang, kind]")
+                            help="tab-separated: id, k, query, expected (texts of the answering entry, '|' between "
+                                 "them)[, lang, kind], e.g. eval/queries-project.tsv")
     evaluation.add_argument("--compare", action="store_true",
                             help="also rank by words only and by meaning only (when the vectors are made), and "
                                  "run the SQLite FTS5 trigram baseline (words OR-ed) on the same entries "
@@ -411,11 +542,74 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Stopped(BaseException):
+    """SIGTERM arrived: unwind (finally blocks clean up a half-built generation) and say so in one line."""
+
+
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise _Stopped
+
+
+@contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While a command runs in the main thread, SIGTERM raises _Stopped instead of killing the process silently."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _settings_problem(exc: ValidationError) -> str:
+    """The first invalid FAQ_* setting as one line."""
+    error = exc.errors()[0]
+    name = f"FAQ_{str(error['loc'][0]).upper()}" if error["loc"] else "a setting"
+    reason = str(error["msg"]).removeprefix("Value error, ")
+    return f"{name}={error.get('input')!s}: {reason}; fix it in the environment or .env"
+
+
+def get_settings() -> Settings:
+    """The portal's settings (app.config, with pydantic, is imported only once `main` handles signals)."""
+    from app.config import get_settings as read_settings
+
+    return read_settings()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `faq` command; returns the exit code."""
-    args = build_parser().parse_args(argv)
-    handler = args.handler
-    code: int = handler(args, get_settings())
+    """Run the `faq` command; returns the exit code. Ctrl+C or SIGTERM at any point, start-up included, is one
+    line."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    command = next((word for word in arguments if not word.startswith("-")), "")
+    publishing = command in ("ingest", "reindex")
+    after = "; nothing was published: the data served before is unchanged" if publishing else ""
+    try:
+        with _sigterm_unwinds():
+            return _run(arguments)
+    except KeyboardInterrupt:
+        return _fail(command, f"stopped (Ctrl+C){after}", EXIT_INTERRUPTED)
+    except _Stopped:
+        return _fail(command, f"stopped (SIGTERM){after}", EXIT_TERMINATED)
+
+
+def _run(arguments: Sequence[str]) -> int:
+    """Parse `arguments`, check the settings and the database driver, then run the command."""
+    from pydantic import ValidationError
+
+    from app.generations import database_url_problem
+
+    args = build_parser().parse_args(arguments)
+    try:
+        settings = get_settings()
+    except ValidationError as exc:
+        return _fail(args.command, _settings_problem(exc), EXIT_SETTINGS)
+    if args.command not in WITHOUT_DATABASE and not (args.command == "check" and args.self_test):
+        problem = database_url_problem(settings.resolved_database_url)
+        if problem:
+            return _fail(args.command, problem, EXIT_SETTINGS)
+    code: int = args.handler(args, settings)
     return code
 
 

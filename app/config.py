@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -36,6 +38,17 @@ class Settings(BaseSettings):
         "document's path under the content folder and {line} by the entry's line; empty shows no link"))
     admin_token: str = Field(default="", description=(
         "bearer token for POST /api/v1/admin/reindex; the admin routes do not exist while it is empty"))
+    log_format: Literal["plain", "json"] = Field(default="plain", description=(
+        "how `faq serve` logs: plain readable lines, or json (one object per line, ISO 8601 times)"))
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute_or_empty(cls, value: str) -> str:
+        value = value.strip()
+        if value and not re.fullmatch(r"https?://[^/\s]+(/\S*)?", value):
+            raise ValueError("give the address readers use, with http:// or https:// (https://faq.intranet), "
+                             "or leave it empty for relative links")
+        return value.rstrip("/")
 
     @field_validator("ask_url", "edit_url")
     @classmethod

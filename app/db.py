@@ -30,6 +30,8 @@ from whoosh.searching import Searcher
 from app.config import Settings
 from app.generations import (
     COMPLETE_MARKER,
+    NO_DATA_ADVICE,
+    REBUILD_ADVICE,
     Generation,
     complete_generations,
     current_name,
@@ -221,7 +223,7 @@ class DataStore:
                 return self._snapshot
             name = self._polled_name() if self._server else current_name(self.settings)
             if name is None:
-                raise NoDataError("no data yet: run `faq ingest` first")
+                raise NoDataError(f"no data yet: {NO_DATA_ADVICE}")
             if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)):
                 if not self._index_ready(name):
                     if self._snapshot is not None:
@@ -230,6 +232,8 @@ class DataStore:
                     self._build_now(name)
                 old = self._snapshot
                 self._snapshot = self._open_good(name)
+                log.info("serving generation %s%s", self._snapshot.generation.name,
+                         f" (was {old.generation.name})" if old is not None else "")
                 if old is not None:
                     self._retire(old)
             self._pointer_stamp = stamp
@@ -278,7 +282,7 @@ class DataStore:
         except Exception as exc:
             raise NoDataError(f"cannot build the search index of generation {name} "
                               f"({describe_failure(exc, self.settings.resolved_database_url)}); "
-                              "run `faq reindex` or `faq ingest`") from exc
+                              f"{REBUILD_ADVICE}") from exc
 
     def _build_in_background(self, name: str) -> None:
         """Start building the local index of `name` unless a build runs or recently failed."""
@@ -315,11 +319,10 @@ class DataStore:
                 continue
             self.fallback = (name, candidate, problems[0]) if candidate != name else None
             if candidate != name:
-                log.error("serving generation %s instead of the damaged %s; run `faq ingest` to rebuild", candidate,
-                          name)
+                log.error("serving generation %s instead of the damaged %s; %s", candidate, name, REBUILD_ADVICE)
             self._attach_semantics(snapshot)  # before the first search: ready means warm
             return snapshot
-        raise NoDataError(f"the data is damaged ({problems[0]}); run `faq ingest` to rebuild it")
+        raise NoDataError(f"the data is damaged ({problems[0]}); {REBUILD_ADVICE}")
 
     def warm_up(self) -> None:
         """Open the current generation (index, dictionaries, model, vectors) before readers come; then `warm`."""

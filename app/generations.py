@@ -36,6 +36,9 @@ COMPLETE_MARKER = "COMPLETE"  # written once a generation is built and verified
 BUILDER_MARKER = "BUILDING"  # the pid of the ingest building it
 SCHEMA_PREFIX = "gen_"
 POINTER_TABLE = "public.current_generation"
+# The fix for a damaged or lost generation, said the same way by the log, /readyz and `faq check`.
+REBUILD_ADVICE = "run `faq reindex` (or `faq ingest`) to rebuild it"
+NO_DATA_ADVICE = "run `faq ingest` first"
 PUBLISH_LOCK = 7_414_751  # pg_advisory_xact_lock key: one publication or clean-up at a time
 
 
@@ -83,8 +86,56 @@ def in_schema(engine: Engine, schema: str | None) -> Engine:
     return engine.execution_options(schema_translate_map={None: schema})
 
 
+# The rights a PostgreSQL role needs, said the same way wherever they are missing (README: "Running on PostgreSQL").
+DATABASE_RIGHTS = ("CONNECT and CREATE on the database (a schema per generation) and USAGE and CREATE on schema "
+                   "public (the pointer, vector cache and statistics tables); simplest, make the role the database's "
+                   "owner: CREATE DATABASE faq OWNER faq")
+# The PostgreSQL error code for a missing privilege (insufficient_privilege).
+INSUFFICIENT_PRIVILEGE = "42501"
+# PostgreSQL drivers SQLAlchemy may be asked to import, by module, and the package that installs each.
+DRIVER_PACKAGES = {"psycopg2": "psycopg2-binary", "psycopg": "psycopg[binary]", "pg8000": "pg8000"}
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+
+
+def database_url_problem(url: str) -> str | None:
+    """Why FAQ_DATABASE_URL cannot work here (not a URL, an unknown kind, its driver not installed), or None."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        parsed = make_url(url)
+        dialect = parsed.get_dialect()
+    except NoSuchModuleError:  # an ArgumentError too: first
+        return (f"FAQ_DATABASE_URL names {parsed.drivername!r}, a database kind SQLAlchemy does not know; "
+                "give sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST:5432/DATABASE")
+    except ArgumentError:
+        return ("FAQ_DATABASE_URL is not a database URL; give sqlite:///PATH or "
+                "postgresql+psycopg://USER:PASSWORD@HOST:5432/DATABASE")
+    if parsed.get_backend_name() not in SUPPORTED_BACKENDS:
+        return (f"FAQ_DATABASE_URL names {parsed.get_backend_name()}; the portal runs on SQLite or PostgreSQL: "
+                "give sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST:5432/DATABASE")
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        module = (exc.name or parsed.drivername).split(".")[0]
+        package = DRIVER_PACKAGES.get(module, module)
+        return (f"FAQ_DATABASE_URL ({parsed.drivername}) needs the driver {module}, which is not installed: "
+                f"install the package {package} (.venv/bin/pip install '{package}'), or use "
+                "postgresql+psycopg://… whose driver comes with the portal")
+    return None
+
+
+def lacks_rights(exc: BaseException) -> bool:
+    """Whether the database refused `exc`'s statement because the role lacks a privilege."""
+    return isinstance(exc, DBAPIError) and getattr(exc.orig, "sqlstate", None) == INSUFFICIENT_PRIVILEGE
+
+
 def describe_failure(exc: BaseException, url: str) -> str:
     """One line for what went wrong; an unreachable database is named with what to check."""
+    if lacks_rights(exc):
+        assert isinstance(exc, DBAPIError)
+        reason = " ".join((str(exc.orig).strip().splitlines() or [""])[0].split())
+        return (f"the database role {make_url(url).username or '(default)'} lacks a right ({reason}); "
+                f"it needs {DATABASE_RIGHTS}")
     if isinstance(exc, OperationalError) and not is_sqlite(url):
         where = make_url(url)
         reason = " ".join((str(exc.orig).strip().splitlines() or [""])[0].split())

@@ -75,8 +75,9 @@ class Reingester:
         INGEST_SECONDS.observe(seconds)
         self.status = IngestStatus(state="done", generation=report.generation, seconds=round(seconds, 2),
                                    skipped=len(report.skipped))
-        log.info("re-ingested into generation %s in %.1f s (%d files skipped)", report.generation, seconds,
-                 len(report.skipped))
+        skipped = "; ".join(f"skipped {path}: {why}" for path, why in report.skipped)
+        log.info("re-ingested into generation %s in %.1f s%s", report.generation, seconds,
+                 f" ({skipped})" if skipped else "")
         return self.status
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from app.web.http import ConditionalGet, FingerprintedStatic, HeadAsGet, Securit
 from app.web.operations import install_operations
 
 ROOT = Path(__file__).resolve().parents[1]
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -42,7 +44,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             vectors.start()
         yield
         vectors.stop()
-        query_log.close()
+        try:
+            query_log.close()
+        except Exception as exc:  # noqa: BLE001  (a full or read-only disk must not turn a stop into a failure)
+            log.warning("the search statistics of the last seconds were not written: %s", exc)
         store.close()
 
     app = FastAPI(

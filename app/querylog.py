@@ -2,9 +2,10 @@
 
 Only the query text is kept, normalised (case and spacing folded, cut to 200 characters),
 counted per day with how many searches found nothing: no address, no user, no time of
-day. Counts gather in memory and reach `FAQ_DATA_DIR/queries.db` every few seconds, so a
-search never waits for a disk; days older than `FAQ_QUERY_LOG_DAYS` are deleted (0 keeps
-nothing and records nothing).
+day. Counts gather in memory and reach the store every few seconds, so a search never
+waits for a disk: with SQLite `FAQ_DATA_DIR/queries.db`; with PostgreSQL the table
+`public.query_day` of the shared database, so every replica's searches are counted together.
+Days older than `FAQ_QUERY_LOG_DAYS` are deleted (0 keeps nothing and records nothing).
 """
 
 from __future__ import annotations
@@ -17,15 +18,26 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import NullPool, create_engine, text
+
 from app.config import Settings
+from app.generations import is_sqlite
+from app.startup import writable_problem
 
 MAX_QUERY = 200
 FLUSH_SECONDS = 5.0
 POPULAR_SECONDS = 60.0  # how stale the list of past queries offered as suggestions may be
 MIN_SEARCHES_TO_SUGGEST = 3  # a query one reader typed once is theirs; one searched often is everyone's
-SCHEMA = """CREATE TABLE IF NOT EXISTS query_day (
+SCHEMA = """CREATE TABLE IF NOT EXISTS {table} (
     day TEXT NOT NULL, query TEXT NOT NULL, searches INTEGER NOT NULL, zero INTEGER NOT NULL,
     PRIMARY KEY (day, query))"""
+# The same statements on SQLite (`query_day` in queries.db) and PostgreSQL (`public.query_day`).
+UPSERT = ("INSERT INTO {table} (day, query, searches, zero) VALUES (:day, :query, :searches, :zero) "
+          "ON CONFLICT (day, query) DO UPDATE SET searches = query_day.searches + excluded.searches, "
+          "zero = query_day.zero + excluded.zero")
+PRUNE = "DELETE FROM {table} WHERE day <= :oldest"
+SERVER_TABLE = "public.query_day"
+CREATE_LOCK = 7_414_752  # pg_advisory_xact_lock key: replicas creating the table at once wait for each other
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,10 @@ class QueryLog:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.path: Path = settings.data_dir / "queries.db"
+        self.server_url = _server_url(settings)
         self.days = settings.query_log_days
+        # Why statistics are off although asked for (a read-only data folder), said by `faq serve` at start.
+        self.problem = writable_problem(settings.data_dir) if self.days > 0 and not self.server_url else None
         self._popular: tuple[float, list[str]] | None = None
         self._pending: Counter[tuple[str, str, bool]] = Counter()
         self._lock = threading.Lock()
@@ -57,7 +72,7 @@ class QueryLog:
 
     def record(self, query: str, total: int) -> None:
         """Count one search (cheap: a dictionary update; the disk comes later)."""
-        if self.days <= 0:
+        if self.days <= 0 or self.problem:
             return
         key = (dt.date.today().isoformat(), normalise_query(query), total == 0)
         with self._lock:
@@ -79,17 +94,19 @@ class QueryLog:
         """Write the counts gathered so far and delete days past the retention."""
         with self._lock:
             pending, self._pending = self._pending, Counter()
-        if not pending and self.days > 0:
+        if (not pending and self.days > 0) or self.problem:
+            return
+        rows = [{"day": day, "query": query, "searches": n, "zero": n if zero else 0}
+                for (day, query, zero), n in pending.items()]
+        oldest = {"oldest": (dt.date.today() - dt.timedelta(days=max(self.days, 0))).isoformat()}
+        if self.server_url:
+            _write_server(self.server_url, rows, oldest)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with sqlite3.connect(self.path, timeout=10) as db:
-            db.execute(SCHEMA)
-            db.executemany(
-                "INSERT INTO query_day VALUES (?, ?, ?, ?) ON CONFLICT (day, query) DO UPDATE SET "
-                "searches = searches + excluded.searches, zero = zero + excluded.zero",
-                [(day, query, n, n if zero else 0) for (day, query, zero), n in pending.items()])
-            oldest = (dt.date.today() - dt.timedelta(days=max(self.days, 0))).isoformat()
-            db.execute("DELETE FROM query_day WHERE day <= ?", (oldest,))
+            db.execute(SCHEMA.format(table="query_day"))
+            db.executemany(UPSERT.format(table="query_day"), rows)
+            db.execute(PRUNE.format(table="query_day"), oldest)
         db.close()
 
     def popular(self) -> list[str]:
@@ -111,15 +128,48 @@ class QueryLog:
 def top_queries(settings: Settings, days: int, limit: int, zero_only: bool = False,
                 found_only: bool = False) -> list[QueryCount]:
     """The most searched queries of the last `days` days (only those that found nothing, or something, if asked)."""
-    path = settings.data_dir / "queries.db"
-    if not path.is_file():
-        return []
     since = (dt.date.today() - dt.timedelta(days=days - 1)).isoformat()
     order = "zero" if zero_only else "searches"
     having = f"SUM({order}) > 0" + (" AND SUM(searches) > SUM(zero)" if found_only else "")
+    select = (f"SELECT query, SUM(searches), SUM(zero) FROM {{table}} WHERE day >= :since GROUP BY query "
+              f"HAVING {having} ORDER BY SUM({order}) DESC, query LIMIT :limit")
+    parameters = {"since": since, "limit": limit}
+    server_url = _server_url(settings)
+    if server_url:
+        engine = create_engine(server_url, poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                if connection.execute(text(f"SELECT to_regclass('{SERVER_TABLE}')")).scalar() is None:
+                    return []
+                rows = connection.execute(text(select.format(table=SERVER_TABLE)), parameters).all()
+        finally:
+            engine.dispose()
+        return [QueryCount(query, int(searches), int(zero)) for query, searches, zero in rows]
+    path = settings.data_dir / "queries.db"
+    if not path.is_file():
+        return []
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10) as db:
-        rows = db.execute(
-            f"SELECT query, SUM(searches), SUM(zero) FROM query_day WHERE day >= ? GROUP BY query "
-            f"HAVING {having} ORDER BY SUM({order}) DESC, query LIMIT ?", (since, limit)).fetchall()
+        found = db.execute(select.format(table="query_day"), parameters).fetchall()
     db.close()
-    return [QueryCount(query, searches, zero) for query, searches, zero in rows]
+    return [QueryCount(query, searches, zero) for query, searches, zero in found]
+
+
+def _server_url(settings: Settings) -> str | None:
+    """The shared database's URL when statistics live there (PostgreSQL), else None (a file in the data folder)."""
+    url = settings.resolved_database_url
+    return None if is_sqlite(url) else url
+
+
+def _write_server(url: str, rows: list[dict[str, object]], oldest: dict[str, str]) -> None:
+    """Add `rows` to the shared database's counts (creating the table once) and delete days past the retention."""
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            if connection.execute(text(f"SELECT to_regclass('{SERVER_TABLE}')")).scalar() is None:
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CREATE_LOCK})
+                connection.execute(text(SCHEMA.format(table=SERVER_TABLE)))
+            if rows:
+                connection.execute(text(UPSERT.format(table=SERVER_TABLE)), rows)
+            connection.execute(text(PRUNE.format(table=SERVER_TABLE)), oldest)
+    finally:
+        engine.dispose()

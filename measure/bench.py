@@ -31,7 +31,7 @@ from measure.corpus import BenchEntry, generate, make_queries, vague_queries, wr
 from measure.evaluation import TrigramBaseline, read_queries
 from measure.localserver import ROOT, running_server
 
-DEFAULT_QUERIES = ROOT.parent / "shared" / "eval" / "queries-dev.tsv"
+DEFAULT_QUERIES = ROOT / "eval" / "queries-project.tsv"  # another query file: the first argument
 FALLBACK_QUERIES = ["FSDP", "显存", "PYTORCH_CUDA_ALLOC_CONF", "内存碎片", "deepspeed 版本", "fused_adam"]
 
 

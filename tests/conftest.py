@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +22,24 @@ from app.web.inprocess import InProcessClient
 from measure.localserver import scratch_postgres_database
 
 REPO = Path(__file__).resolve().parents[1]
-CONTENT = REPO / "content"
-SHARED = REPO.parent / "shared"
+SAMPLE = REPO / "content"  # the bundled sample users start with: clean, it passes `faq check`
+# The seed whose text is mojibake (its UTF-8 once read through a Windows code page): the repair feature's
+# fixture, kept byte for byte outside the sample.
+DAMAGED_SEED = REPO / "tests" / "fixtures" / "repair" / "hf-transformers-deepspeed-notes.zh.md"
+
+
+def _test_content() -> Path:
+    """The sample plus the damaged seed, in a folder of this test run: the pages and API are tested on both."""
+    folder = Path(tempfile.mkdtemp(prefix="faq-test-content-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    shutil.copytree(SAMPLE, folder, dirs_exist_ok=True)
+    shutil.copy2(DAMAGED_SEED, folder)
+    return folder
+
+
+CONTENT = _test_content()
+# Corpora and query sets that live outside the repository: FAQ_TEST_SHARED_DIR, else ../shared beside the checkout.
+SHARED = Path(os.environ.get("FAQ_TEST_SHARED_DIR") or REPO.parent / "shared")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # A throwaway local cluster (.ci/run creates it); tests make and drop their own databases on it.
 POSTGRES_URL = os.environ.get("FAQ_TEST_POSTGRES_URL", "")

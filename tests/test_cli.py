@@ -9,8 +9,9 @@ import pytest
 
 from app.cli import EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, main
 from app.config import get_settings
+from app.generations import current_name
 from measure.localserver import running_server
-from tests.conftest import CONTENT
+from tests.conftest import CONTENT, DAMAGED_SEED, SAMPLE, SHARED
 
 
 @pytest.fixture
@@ -157,3 +158,106 @@ def test_faq_serve_says_where_to_open_the_portal(env: Path, monkeypatch: pytest.
     assert main(["serve", "--port", "8123"]) == EXIT_OK
     assert "open http://127.0.0.1:8123/ in a browser" in capsys.readouterr().out
     assert started["port"] == 8123
+
+
+def test_the_bundled_sample_passes_its_own_check(env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FAQ_CONTENT_DIR", str(SAMPLE))
+    monkeypatch.setenv("FAQ_SEMANTIC", "false")
+    get_settings.cache_clear()
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "encoding repairs:   0" in out and "skipped:            0" in out and "warnings:           0" in out
+    assert main(["check"]) == EXIT_OK
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith("0 damaged generations, 0 damaged vector files, 0 uncertain repairs, 0 skipped files, "
+                              "0 link problems, 0 low-confidence pairs")
+
+
+def test_the_damaged_seed_is_the_repair_fixture_byte_for_byte_outside_the_sample() -> None:
+    import hashlib
+
+    from app.ingest.repair import is_mojibake
+
+    assert not (SAMPLE / DAMAGED_SEED.name).exists()
+    assert is_mojibake(DAMAGED_SEED.read_text(encoding="utf-8"))
+    assert not any(is_mojibake(path.read_text(encoding="utf-8")) for path in SAMPLE.glob("*.md"))
+    seed = SHARED / "seeds" / "004_7433406349e8d875.txt"
+    if seed.is_file():  # the delivered seed, byte for byte
+        assert hashlib.sha256(DAMAGED_SEED.read_bytes()).digest() == hashlib.sha256(seed.read_bytes()).digest()
+
+
+def _one_question(folder: Path) -> Path:
+    """A content folder holding one small FAQ."""
+    folder.mkdir()
+    (folder / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def small(env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The `env` settings with FAQ_CONTENT_DIR on a folder of one small FAQ (returned)."""
+    content = _one_question(env / "content")
+    monkeypatch.setenv("FAQ_CONTENT_DIR", str(content))
+    get_settings.cache_clear()
+    return content
+
+
+def test_ingest_if_changed_ingests_only_when_the_content_changed(small: Path, capsys: pytest.CaptureFixture[str]
+                                                                 ) -> None:
+    content = small
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK  # no data yet: ingests
+    first = current_name(get_settings())
+    assert first is not None and "generation:" in capsys.readouterr().out
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert capsys.readouterr().out.startswith(f"data is up to date (generation {first})")
+    assert current_name(get_settings()) == first
+    for change in ("edit", "add", "delete"):
+        if change == "edit":
+            (content / "faq.md").write_text("# FAQ\n\n## Why not?\n\nBecause.\n", encoding="utf-8")
+        elif change == "add":
+            (content / "more.md").write_text("# More\n\n## How?\n\nSo.\n", encoding="utf-8")
+        else:
+            (content / "more.md").unlink()
+        before = current_name(get_settings())
+        assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+        assert current_name(get_settings()) != before, change
+    (content.parent / "data" / "CURRENT").unlink()  # the data lost: ingested again
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert current_name(get_settings()) is not None
+    (content / "broken.md").write_bytes(b"\xff\xfe\x00")  # published with a file skipped: counts as ingested
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_SKIPPED
+    capsys.readouterr()
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    assert "data is up to date" in capsys.readouterr().out
+
+
+def test_a_failed_ingest_is_tried_again_by_if_changed(small: Path) -> None:
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_OK
+    published = current_name(get_settings())
+    (small / "faq.md").write_bytes(b"\xff\xfe\x00")  # nothing readable left: the ingest fails
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED
+    assert main(["ingest", "--quiet", "--if-changed"]) == EXIT_FAILED  # not taken for done
+    assert current_name(get_settings()) == published
+
+
+def test_a_server_logs_each_generation_it_switches_to(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from app.db import DataStore
+    from app.ingest.pipeline import run_ingest
+    from tests.conftest import settings_for
+
+    settings = settings_for(tmp_path, _one_question(tmp_path / "content"))
+    first = run_ingest(settings, progress=False).generation
+    store = DataStore(settings)
+    try:
+        with caplog.at_level(logging.INFO, logger="app.db"):
+            store.current()
+            second = run_ingest(settings, progress=False).generation
+            store.current()
+    finally:
+        store.close()
+    messages = [record.getMessage() for record in caplog.records if record.name == "app.db"]
+    assert f"serving generation {first}" in messages
+    assert f"serving generation {second} (was {first})" in messages

@@ -120,3 +120,33 @@ def test_a_failed_later_ingest_names_the_generation_still_served(
     _failing_index(monkeypatch)
     code, _, err = _run(settings, monkeypatch, capsys, "ingest", "--quiet")
     assert code == 1 and f"the previous data (generation {served}) is still being served" in _one_line(err)
+
+
+def _revoke(url: str, *statements: str) -> None:
+    """Take rights away from the test role on its own scratch database (it owns it, so it may)."""
+    engine = create_engine(url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            for statement in statements:
+                connection.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+def test_a_role_without_rights_is_told_which_it_needs(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from sqlalchemy import make_url
+
+    database, role = make_url(postgres_url).database, make_url(postgres_url).username
+    _revoke(postgres_url, f'REVOKE CREATE ON DATABASE "{database}" FROM "{role}"',
+            f'REVOKE CREATE ON DATABASE "{database}" FROM PUBLIC')
+    settings = pg_settings_for(tmp_path, postgres_url)
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    settings = settings.model_copy(update={"content_dir": tmp_path / "content"})
+    code, _, err = _run(settings, monkeypatch, capsys, "ingest", "--quiet")
+    assert code == cli.EXIT_RIGHTS and "Traceback" not in err
+    line = _one_line(err)
+    assert f"the database role {role} lacks a right (permission denied for database {database})" in line
+    assert "it needs CONNECT and CREATE on the database" in line and "CREATE DATABASE faq OWNER faq" in line

@@ -235,3 +235,41 @@ def _vector_keys(url: str) -> list[str]:
             return list(connection.execute(text("SELECT key FROM public.vector_cache")).scalars())
     finally:
         engine.dispose()
+
+
+def test_search_statistics_of_every_replica_meet_in_the_database(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+    from app.querylog import QueryLog, top_queries
+
+    content = _content(tmp_path, "Why is the answer late?", "The answer waits.")
+    first = pg_settings_for(tmp_path / "a", postgres_url, content).model_copy(update={"admin_token": "t0ken"})
+    run_ingest(first, progress=False)
+    second = pg_settings_for(tmp_path / "b", postgres_url, content)  # another machine: its own data folder
+    with InProcessClient(create_app(first)) as one, InProcessClient(create_app(second)) as other:
+        for client, query in ((one, "late answer"), (other, "late answer"), (other, "zzqx nothing")):
+            assert client.get("/api/v1/search", params={"q": query}).status_code == 200
+        other.app.state.query_log.flush()  # the second replica's last seconds reach the database
+        stats = one.get("/api/v1/admin/queries", headers={"Authorization": "Bearer t0ken"}).json()
+    assert {"query": "late answer", "searches": 2, "zero": 0} in stats["top"]
+    assert stats["zero_results"] == [{"query": "zzqx nothing", "searches": 1, "zero": 1}]
+    assert not (first.data_dir / "queries.db").exists() and not (second.data_dir / "queries.db").exists()
+    third = pg_settings_for(tmp_path / "c", postgres_url, content)  # `faq stats` anywhere sees them all
+    assert [(row.query, row.searches) for row in top_queries(third, 30, 10)] == [("late answer", 2),
+                                                                               ("zzqx nothing", 1)]
+    monkeypatch.setattr(cli, "get_settings", lambda: third)
+    assert cli.main(["stats"]) == cli.EXIT_OK
+    assert "2 searches" in capsys.readouterr().out
+    old = QueryLog(third.model_copy(update={"query_log_days": 1}))
+    old.record("kept today", 1)
+    old.flush()  # retention is applied to the shared table too
+    engine = create_engine(postgres_url, poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE public.query_day SET day = '2000-01-01' WHERE query = 'late answer'"))
+    finally:
+        engine.dispose()
+    old.record("kept today", 1)
+    old.flush()
+    assert "late answer" not in [row.query for row in top_queries(third, 36500, 10)]

@@ -130,6 +130,8 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
     rules, problems = read_link_rules(folder)
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
+    if progress:
+        tqdm.write(f"linking the translations and related entries of {len(documents)} documents …")
     batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
@@ -159,7 +161,9 @@ def read_documents(folder: Path, report: IngestReport, progress: bool = False) -
     """
     documents: list[ReadDocument] = []
     sources = list(find_sources(folder, report.skipped))
-    for source in tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False):
+    bar = tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False)
+    for source in bar:
+        bar.set_postfix_str(source.relative_path, refresh=True)  # a long file (repairs, a big table) is named
         try:
             read = read_document(source, report)
         except RecursionError:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from sqlmodel import Session
 
 from app.db import DataStore, NoDataError
+from app.generations import REBUILD_ADVICE
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
 from app.queries import MAX_QUERY_LENGTH, Reader
 from app.search.engine import Mode
@@ -159,5 +160,5 @@ def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
     if damaged is None:
         return Readiness(status="ok", generation=snapshot.generation.name, semantic=semantic)
     return Readiness(status="degraded", generation=snapshot.generation.name, semantic=semantic,
-                     note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}. "
-                          "Run `faq reindex` (or `faq ingest`) to rebuild")
+                     note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}; "
+                          f"{REBUILD_ADVICE}")

@@ -1,9 +1,8 @@
-"""Operations: Prometheus `/metrics`, JSON access logs, and the admin re-ingest behind a token."""
+"""Operations: Prometheus `/metrics`, access logs, and the admin re-ingest behind a token."""
 
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import secrets
 import time
@@ -18,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.db import DataStore
 from app.feedback import entry_feedback
 from app.live import Reingester
+from app.logs import FIELDS
 from app.metrics import observe_generation, observe_request, render
 from app.models import Problem
 from app.querylog import top_queries
@@ -161,7 +161,6 @@ class Observe:
             route = getattr(scope.get("route"), "path", "unmatched")  # the template: no ids, no queries
             observe_request(scope["method"], route, status, seconds)
             if access_log.isEnabledFor(logging.INFO):
-                access_log.info(json.dumps({
-                    "time": round(time.time(), 3), "method": scope["method"], "route": route,
-                    "path": scope["path"], "status": status, "ms": round(seconds * 1000, 1),
-                }, ensure_ascii=False))
+                ms = round(seconds * 1000, 1)
+                access_log.info("%s %s %d %.1f ms", scope["method"], scope["path"], status, ms, extra={FIELDS: {
+                    "method": scope["method"], "route": route, "path": scope["path"], "status": status, "ms": ms}})

@@ -10,9 +10,9 @@ import pytest
 from app.ingest.chinese import context_model, held_out_model
 from app.ingest.damage import SAMPLE, damage, score_repair
 from app.ingest.repair import repair_mojibake
-from tests.conftest import CONTENT, require
+from tests.conftest import CONTENT, DAMAGED_SEED, require
 
-SEED_004 = CONTENT / "hf-transformers-deepspeed-notes.zh.md"
+SEED_004 = DAMAGED_SEED
 # A UTF-8 lead byte read as cp125x, followed by a character a continuation byte becomes.
 MOJIBAKE = re.compile(
     r"Ã|â€|[åæçèéäïð]"

@@ -10,7 +10,7 @@ import pytest
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
 from measure.evaluation import EvalQuery, EvalResult, breakdown, evaluate, evaluate_baseline, read_queries
-from tests.conftest import REPO, require, settings_for
+from tests.conftest import REPO, SHARED, require, settings_for
 
 QUERIES = REPO / "eval" / "queries-real.tsv"
 
@@ -18,7 +18,7 @@ QUERIES = REPO / "eval" / "queries-real.tsv"
 @pytest.fixture(scope="module")
 def corpora(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """An ingest of every markdown file of ../shared/corpus/real and styles, as a team would drop them in."""
-    shared = require(REPO.parent / "shared" / "corpus", "the shared corpora")
+    shared = require(SHARED / "corpus", "the shared corpora")
     content = tmp_path_factory.mktemp("corpora-content")
     for corpus in ("real", "styles"):
         for path in (shared / corpus).rglob("*.md"):

@@ -104,3 +104,4 @@ def test_faq_check_says_when_the_data_is_damaged_and_what_to_do(tmp_path: Path, 
     assert cli.main(["check"]) == 1
     out = capsys.readouterr().out
     assert f"generation {new} cannot be served" in out and f"falls back to {old}" in out and "faq reindex" in out
+    assert out.splitlines()[-1].startswith("1 damaged generations, 0 damaged vector files,")  # not all zeros

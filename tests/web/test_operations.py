@@ -54,13 +54,19 @@ def test_metrics_count_requests_by_route_and_searches_that_found_nothing(portal:
     assert f'faq_generation_info{{generation="{current_name(portal)}"}} 1.0' in after
 
 
-def test_access_log_is_one_json_line_per_request_without_the_query(portal: Settings,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_access_log_is_one_line_per_request_without_the_query(portal: Settings,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    from app.logs import JsonFormatter, PlainFormatter
+
     with caplog.at_level(logging.INFO, logger="faq.access"), InProcessClient(create_app(portal)) as client:
         client.get("/api/v1/search", params={"q": "private words"})
-    line = json.loads(caplog.records[-1].getMessage())
+    record = caplog.records[-1]
+    line = json.loads(JsonFormatter().format(record))
     assert line["route"] == "/api/v1/search" and line["status"] == 200 and line["ms"] >= 0
-    assert "private" not in caplog.records[-1].getMessage()
+    assert line["time"][:4].isdigit() and line["time"][10] == "T" and line["level"] == "info"  # ISO 8601
+    plain = PlainFormatter().format(record)
+    assert plain.endswith(f"INFO    GET /api/v1/search 200 {line['ms']:.1f} ms")
+    assert "private" not in plain and "private" not in json.dumps(line)
 
 
 def test_admin_reindex_needs_the_token_and_publishes_while_readers_keep_reading(portal: Settings) -> None:
