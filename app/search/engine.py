@@ -59,8 +59,9 @@ class SearchEngine:
     """One generation's index (its searcher and postings arrays), thesaurus, spelling vocabulary and,
     once attached, its vectors.
 
-    Lexical searches take turns: the searcher and the arrays it fills are not safe to share between
-    threads. A query's vector is computed before its turn, so waiting readers do not wait on the model.
+    Searches take turns on the index: the searcher and the arrays it fills are not safe to share between
+    threads. Only the work on the index is done in a turn: a query's vector, a pasted error's reading,
+    spelling corrections and the ranking by meaning are not, so waiting readers do not wait on them.
     """
 
     def __init__(self, index_dir: Path, thesaurus: Thesaurus) -> None:
@@ -96,20 +97,23 @@ class SearchEngine:
         """
         semantics = self.semantics if mode != "lexical" and not raw else None
         query_vector = semantics.query_vector(text) if semantics is not None else None
-        with self._lock:
-            budget = Budget()
-            if raw:
+        budget = Budget()
+        if raw:
+            with self._lock:
                 return raw_search(self.lexical, text, lang, depth, document, budget)
-            if semantics is None or query_vector is None:
-                return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
-                                      budget)
+        if semantics is None or query_vector is None:
+            return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
+                                  budget, turn=self._lock)
+        with self._lock:
             allowed = self._allowed(semantics.dense, lang, document)
-            if mode == "semantic":
-                z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
-                ranked = by_meaning(z, allowed, depth)
-                return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
-            words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
-                                   self.vocabulary, document, budget)
+        if mode == "semantic":
+            z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
+            ranked = by_meaning(z, allowed, depth)
+            with self._lock:  # the ids of the entries are read from the index
+                matches = as_matches(ranked, self.lexical.entry)
+            return Outcome(ranked.total, matches, [], ranking="semantic")
+        words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
+                               self.vocabulary, document, budget, turn=self._lock)
         cosines = semantics.dense.cosines(query_vector)
         fused = fuse(words.matches, words.total, cosines, standardised(semantics.dense, cosines), allowed, depth,
                      dense_weight(text))

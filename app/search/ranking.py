@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from whoosh.collectors import Collector, TimeLimit, WrappingCollector
@@ -55,6 +56,7 @@ MIN_NAMING_WORDS = 3  # an opening this long, held by at most NAMING_MAX_ENTRIES
 NAMING_MAX_ENTRIES = 3  # (an entry and its translation, or a few): `No module named` is in dozens
 PAIR_WEIGHT = 1.0  # each pair of adjacent words of a pasted error's signature an entry holds as written
 MAX_PAIRS = 16
+UNSHARED = nullcontext()  # the turn of an index no other search uses
 
 
 @dataclass(frozen=True)
@@ -156,11 +158,14 @@ def raw_search(index: LexicalIndex, text: str, lang: str | None, depth: int, doc
 
 
 def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int, thesaurus: Thesaurus,
-                   vocabulary: Vocabulary, document: str | None, budget: Budget) -> Outcome:
+                   vocabulary: Vocabulary, document: str | None, budget: Budget,
+                   turn: AbstractContextManager[object] = UNSHARED) -> Outcome:
     """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
-    and looks misspelled is searched as corrected, and the correction is returned.
+    and looks misspelled is searched as corrected, and the correction is returned. Only the
+    work on the index is done holding `turn` (the generation's searcher is not shared):
+    reading a paste and looking for corrections are not, so other searches need not wait on them.
     """
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
@@ -172,13 +177,18 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
             # and an entry quoting the message as written (`Type is required`) more.
             context, text, phrase = text, signature, message
         fields = ERROR_FIELDS
-    outcome = _run(index, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
-    suggestion = suggest(vocabulary, text) if outcome.total < SUGGEST_BELOW else None
+    with turn:
+        outcome = _run(index, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
+    suggestion = None
+    if outcome.total < SUGGEST_BELOW and not budget.exhausted:
+        suggestion, cut_short = suggest(vocabulary, text, budget.deadline)
+        budget.exhausted = budget.exhausted or cut_short
     if suggestion and not budget.exhausted:  # the corrected search spends what is left of the request's budget
-        corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
+        with turn:
+            corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
         if corrected.total > outcome.total:
             return Outcome(corrected.total, corrected.matches, corrected.terms, suggestion, corrected.partial)
-    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial)
+    return Outcome(outcome.total, outcome.matches, outcome.terms, suggestion, outcome.partial or budget.exhausted)
 
 
 def _filter(lang: str | None, document: str | None) -> Query | None:
