@@ -201,6 +201,7 @@ class DataStore:
         self._snapshot: Snapshot | None = None
         self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
+        self._damaged: dict[str, str] = {}  # generations found damaged while served, and why
         self._server = not is_sqlite(settings.resolved_database_url)
         self._pointer_engine: Engine | None = None
         self._poll_lock = threading.Lock()
@@ -213,15 +214,19 @@ class DataStore:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
         stamp = self._stamp()
         snapshot = self._snapshot
-        if snapshot is not None and stamp == self._pointer_stamp:
+        if snapshot is not None and stamp == self._pointer_stamp and not snapshot.search.damaged:
             return snapshot
         with self._lock:
-            if self._snapshot is not None and stamp == self._pointer_stamp:
+            if self._snapshot is not None and stamp == self._pointer_stamp and not self._snapshot.search.damaged:
                 return self._snapshot
             name = self._polled_name() if self._server else current_name(self.settings)
             if name is None:
                 raise NoDataError("no data yet: run `faq ingest` first")
-            if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)):
+            if self._snapshot is not None and self._snapshot.search.damaged:
+                # A search found it damaged while serving: never open it again in this process.
+                self._damaged[self._snapshot.generation.name] = f"IndexDamaged: {self._snapshot.search.damaged}"
+            if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)) \
+                    or self._snapshot.generation.name in self._damaged:
                 if not self._index_ready(name):
                     if self._snapshot is not None:
                         self._build_in_background(name)
@@ -254,7 +259,7 @@ class DataStore:
         the database is for the thread pool, not the event loop.
         """
         snapshot = self._snapshot
-        if snapshot is None:
+        if snapshot is None or snapshot.search.damaged:
             return None
         if self._server:
             polled = self._polled
@@ -300,6 +305,9 @@ class DataStore:
         """Open generation `name`; if it is damaged, the newest complete generation that is not."""
         problems: list[str] = []
         for candidate in [name, *(other for other in complete_generations(self.settings) if other != name)]:
+            if candidate in self._damaged:
+                problems.append(f"{candidate}: {self._damaged[candidate]}")
+                continue
             snapshot = None
             with warnings.catch_warnings():
                 # Whoosh leaves the file of a segment it failed to read open; it closes when the

@@ -6,7 +6,10 @@ and loaded (`attach`); until then, or without the model, `search` answers lexica
 
 from __future__ import annotations
 
+import os
+import struct
 import threading
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,21 @@ from app.search.topk import LexicalIndex, TopK
 
 Mode = Literal["hybrid", "lexical", "semantic"]
 QUERY_VECTORS_KEPT = 256  # a reader paging through results asks for the same query again
+# Errors only bytes that are not what the index wrote can cause (a truncated or garbled file).
+READ_ERRORS = (struct.error, EOFError, zlib.error)
+
+
+class IndexDamaged(RuntimeError):
+    """The generation's index proved damaged while it was searched; the message says how."""
+
+
+def _file_stamps(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """Each index file's size, modification time and inode: a generation's files never change once built."""
+    stamps = {}
+    for entry in os.scandir(directory):
+        stat = entry.stat()
+        stamps[entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return stamps
 
 
 @dataclass
@@ -70,6 +88,8 @@ class SearchEngine:
         self.thesaurus = thesaurus
         self.vocabulary = Vocabulary.load(index_dir)
         self.semantics: Semantics | None = None
+        self.damaged: str | None = None  # why the index cannot be trusted any more, once a search found out
+        self._stamps = _file_stamps(index_dir)
         self._lock = threading.Lock()
 
     @property
@@ -93,8 +113,34 @@ class SearchEngine:
 
         `raw` takes Whoosh's query syntax as written; otherwise the text is read as a reader's
         words or a pasted error, and ranked by words and meaning (`mode`) as far as the
-        generation's vectors allow.
+        generation's vectors allow. Raises IndexDamaged (and sets `damaged`) when the search
+        fails because the index's files were damaged after they were opened.
         """
+        try:
+            return self._search(text, lang, depth, document, raw, mode)
+        except Exception as exc:
+            problem = self._damage(exc)
+            if problem is None:
+                raise
+            self.damaged = problem
+            raise IndexDamaged(problem) from exc
+
+    def _damage(self, exc: Exception) -> str | None:
+        """What damage to the index explains `exc`, if any: its files changed since they were opened,
+        or bytes that are not what the index wrote. A bug of ours changes no file."""
+        try:
+            now = _file_stamps(self.index_dir)
+        except OSError as gone:
+            return f"its folder cannot be read any more ({gone.strerror or gone})"
+        changed = sorted(name for name in self._stamps.keys() | now.keys() if self._stamps.get(name) != now.get(name))
+        if changed:
+            return f"{', '.join(changed)} changed while served ({type(exc).__name__}: {exc})"
+        if isinstance(exc, READ_ERRORS):
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def _search(self, text: str, lang: str | None, depth: int, document: str | None, raw: bool,
+                mode: Mode) -> Outcome:
         semantics = self.semantics if mode != "lexical" and not raw else None
         query_vector = semantics.query_vector(text) if semantics is not None else None
         budget = Budget()

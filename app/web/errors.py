@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from http import HTTPStatus
 
 from fastapi import FastAPI, Request
@@ -12,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import NoDataError
 from app.queries import NotFound
+from app.search.engine import IndexDamaged
 from app.search.ranking import QueryTooComplex
 from app.web.strings import interface_context
 
@@ -27,20 +29,20 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or request.url.path in ("/healthz", "/readyz")
 
 
-def problem(request: Request, status: int, detail: str) -> Response:
-    """The error response for `request`, in the format its surface uses."""
+def problem(request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None) -> Response:
+    """The error response for `request`, in the format its surface uses (with `headers`, e.g. Allow)."""
     title = HTTPStatus(status).phrase
     if _wants_json(request):
         return JSONResponse(
             {"type": PROBLEM_TYPES, "title": title, "status": status, "detail": detail,
              "instance": request.url.path},
-            status_code=status, media_type="application/problem+json",
+            status_code=status, media_type="application/problem+json", headers=headers,
         )
     templates = request.app.state.templates
     response: Response = templates.TemplateResponse(
         request, "pages/error.html",
         {**interface_context(request), "status": status, "title": title, "detail": detail, "json_url": None},
-        status_code=status,
+        status_code=status, headers=headers,
     )
     return response
 
@@ -93,6 +95,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NoDataError)
     async def no_data(request: Request, exc: NoDataError) -> Response:
         return problem(request, 503, str(exc))
+
+    @app.exception_handler(IndexDamaged)
+    async def index_damaged(request: Request, exc: IndexDamaged) -> Response:
+        # The data store notices it too: the next request is served from the newest good generation.
+        log.error("the search index proved damaged on %s: %s", request.url.path, exc)
+        return problem(request, 503, "the search index proved damaged while serving; the previous good data is "
+                                     "served from now on: try again (`faq reindex` rebuilds it)",
+                       headers={"Retry-After": "1"})
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

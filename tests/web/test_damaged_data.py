@@ -104,3 +104,57 @@ def test_faq_check_says_when_the_data_is_damaged_and_what_to_do(tmp_path: Path, 
     assert cli.main(["check"]) == 1
     out = capsys.readouterr().out
     assert f"generation {new} cannot be served" in out and f"falls back to {old}" in out and "faq reindex" in out
+
+
+def test_an_index_damaged_while_serving_is_noticed_and_the_previous_generation_served(tmp_path: Path) -> None:
+    settings, old, new = _two_generations(tmp_path)
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get("/api/v1/search", params={"q": "why"}).json()["results"][0]["title"] == "Why new?"
+        _damage_index(settings, new)  # truncated under the running server: every search was a 500 (struct.error)
+        first = client.get("/api/v1/search", params={"q": "answer"})
+        assert first.status_code == 503 and first.headers["retry-after"] == "1"
+        assert "try again" in first.json()["detail"] and "Traceback" not in first.text
+        later = [client.get("/api/v1/search", params={"q": q}) for q in ("answer", "old", "why", "new")]
+        assert [response.status_code for response in later] == [200] * 4
+        assert [hit["title"] for hit in later[0].json()["results"]] == ["Why old?"]
+        page = client.get("/search", params={"q": "answer"})
+        ready = client.get("/readyz").json()
+    assert page.status_code == 200 and "Why old?" in page.text
+    assert ready["status"] == "degraded" and ready["generation"] == old
+    assert new in ready["note"] and "changed while served" in ready["note"] and "faq reindex" in ready["note"]
+
+
+def test_a_read_error_in_unchanged_files_marks_the_index_damaged(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import struct
+
+    from app.search import engine as engine_module
+
+    settings, old, _ = _two_generations(tmp_path)
+
+    def garbled(*_: object, **__: object) -> None:
+        raise struct.error("unpack requires a buffer of 12 bytes")  # bytes not as written, same size and time
+
+    with InProcessClient(create_app(settings)) as client:
+        monkeypatch.setattr(engine_module, "lexical_search", garbled)
+        assert client.get("/api/v1/search", params={"q": "answer"}).status_code == 503
+        monkeypatch.undo()
+        assert client.get("/readyz").json()["generation"] == old
+
+
+def test_a_bug_in_a_search_is_no_damage_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search import engine as engine_module
+
+    settings, _, new = _two_generations(tmp_path)
+
+    def buggy(*_: object, **__: object) -> None:
+        raise KeyError("id")  # what a truncated segment also raises: only its changed files tell them apart
+
+    with InProcessClient(create_app(settings)) as client:
+        monkeypatch.setattr(engine_module, "lexical_search", buggy)
+        with pytest.raises(KeyError):  # a 500, logged with its traceback, as any bug
+            client.get("/api/v1/search", params={"q": "answer"})
+        monkeypatch.undo()
+        assert client.get("/api/v1/search", params={"q": "answer"}).status_code == 200
+        assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None,
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
