@@ -244,6 +244,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
                 .order_by(col(IngestNote.path), col(IngestNote.line))
             ).all()
         damaged = store.fallback
+        pointer_problem = store.pointer_problem
         vectors = store.semantic_state(store.current())
         vectors_damaged = store.vector_problem
     except NoDataError as exc:
@@ -254,6 +255,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     if damaged:
         print(f"data: damaged: generation {damaged[0]} cannot be served ({damaged[2]}); the server falls back to "
               f"{damaged[1]}. Run `faq reindex` (or `faq ingest`) to rebuild it")
+    if pointer_problem:
+        print(f"data: {pointer_problem}")
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
@@ -265,7 +268,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
           f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure close calls "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
-    return EXIT_FAILED if damaged or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
+    failing = damaged or pointer_problem or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS)
+    return EXIT_FAILED if failing else EXIT_OK
 
 
 def _clean_chinese_seeds(content: Path) -> list[Path]:

@@ -32,12 +32,12 @@ from app.generations import (
     COMPLETE_MARKER,
     Generation,
     complete_generations,
-    current_name,
     describe_failure,
     generation,
     in_schema,
     is_sqlite,
     pointer_path,
+    read_current,
     read_pointer,
 )
 from app.models import Entry, Meta
@@ -202,6 +202,7 @@ class DataStore:
         self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
         self._damaged: dict[str, str] = {}  # generations found damaged while served, and why
+        self.pointer_problem: str | None = None  # what is wrong with the pointer file, when one is
         self._server = not is_sqlite(settings.resolved_database_url)
         self._pointer_engine: Engine | None = None
         self._poll_lock = threading.Lock()
@@ -219,7 +220,7 @@ class DataStore:
         with self._lock:
             if self._snapshot is not None and stamp == self._pointer_stamp and not self._snapshot.search.damaged:
                 return self._snapshot
-            name = self._polled_name() if self._server else current_name(self.settings)
+            name, self.pointer_problem = (self._polled_name(), None) if self._server else read_current(self.settings)
             if name is None:
                 raise NoDataError("no data yet: run `faq ingest` first")
             if self._snapshot is not None and self._snapshot.search.damaged:

@@ -103,17 +103,38 @@ def pointer_path(settings: Settings) -> Path:
 
 def current_name(settings: Settings) -> str | None:
     """The current generation's name, or None before the first ingest."""
+    return read_current(settings)[0]
+
+
+def read_current(settings: Settings) -> tuple[str | None, str | None]:
+    """The current generation's name (None before the first ingest) and, when the pointer file is missing,
+    empty or unreadable while complete generations exist, what happened: the newest of them is current then."""
     url = settings.resolved_database_url
     if not is_sqlite(url):
         engine = create_engine(url, poolclass=NullPool)
         try:
-            return read_pointer(engine)
+            return read_pointer(engine), None
         finally:
             engine.dispose()
+    pointer = pointer_path(settings)
     try:
-        return str(json.loads(pointer_path(settings).read_text(encoding="utf-8"))["generation"])
-    except (FileNotFoundError, KeyError, ValueError):
-        return None
+        return str(json.loads(pointer.read_text(encoding="utf-8"))["generation"]), None
+    except FileNotFoundError:
+        problem = f"{POINTER_NAME} is missing"
+    except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
+        problem = f"{POINTER_NAME} is empty" if _is_empty(pointer) else f"{POINTER_NAME} cannot be read ({exc})"
+    newest = next(iter(complete_generations(settings)), None)
+    if newest is None:
+        return None, None  # nothing ingested yet (or nothing complete): no pointer is expected
+    return newest, (f"{problem}; the newest complete generation, {newest}, is served. Run `faq ingest` (or "
+                    "`faq reindex`) to write it again")
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return not path.read_bytes().strip()
+    except OSError:
+        return False
 
 
 def read_pointer(engine: Engine) -> str | None:
