@@ -23,7 +23,7 @@ FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from app.generations import current_name, describe_failure
+    from app.generations import IngestRunning, current_name, describe_failure
     from app.ingest.pipeline import IngestError, run_ingest
 
     url = settings.resolved_database_url
@@ -35,7 +35,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     content = Path(args.content) if args.content else None
     try:
         report = run_ingest(settings, content_dir=content, progress=not args.quiet)
-    except IngestError as exc:
+    except (IngestError, IngestRunning) as exc:
         print(f"faq ingest: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:  # noqa: BLE001  (any failure: say so, keep the old data)
@@ -131,12 +131,15 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
 def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     import time
 
-    from app.generations import describe_failure
+    from app.generations import IngestRunning, describe_failure
     from app.ingest.store import reindex_generation
 
     started = time.perf_counter()
     try:
         target, entries = reindex_generation(settings)
+    except IngestRunning as exc:
+        print(f"faq reindex: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as exc:  # noqa: BLE001  (say what failed in one line; the current data stays)
         print(f"faq reindex: failed ({describe_failure(exc, settings.resolved_database_url)}); the current data "
               "is unchanged", file=sys.stderr)

@@ -14,6 +14,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from app.config import Settings
+from app.generations import ingest_turn
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dictionary import dictionary_lexicon
@@ -101,17 +102,19 @@ def _tag_gap(match: re.Match[str]) -> str:
 
 
 def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bool = True) -> IngestReport:
-    """Ingest every document under the content folder into a new published generation."""
+    """Ingest every document under the content folder into a new published generation (IngestRunning while
+    another ingest writes to the same data folder or database)."""
     started = time.perf_counter()
     folder = content_dir or settings.content_dir
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
-    batch = _prepare_batch(folder, report, progress)
-    return_free_memory()  # what reading and linking held
-    if progress:
-        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
-    report.generation = store_generation(settings, batch).name
+    with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
+        batch = _prepare_batch(folder, report, progress)
+        return_free_memory()  # what reading and linking held
+        if progress:
+            tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
+        report.generation = store_generation(settings, batch).name
     report.seconds = time.perf_counter() - started
     return report
 
