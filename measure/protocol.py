@@ -59,8 +59,9 @@ def probes(base: str) -> list[tuple[str, str]]:
 def schemathesis_summary(base: str, seconds: int) -> list[str]:
     """The summary lines of `st run --checks all` against the server (the last lines of its report)."""
     st = shutil.which("st", path=str(Path(sys.executable).parent)) or "st"
-    run = subprocess.run([st, "run", f"{base}/openapi.json", "--checks", "all", "--max-time", str(seconds),
-                          "--no-color"], capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory() as scratch:  # where schemathesis keeps its own files
+        run = subprocess.run([st, "run", f"{base}/openapi.json", "--checks", "all", "--max-time", str(seconds),
+                              "--no-color"], capture_output=True, text=True, check=False, cwd=scratch)
     lines = [re.sub(r"\s+", " ", line).strip() for line in run.stdout.splitlines()]
     start = next((n for n, line in enumerate(lines) if line.startswith("=") and "SUMMARY" in line), 0)
     return [line for line in lines[start:] if line] + [f"exit code {run.returncode}"]
