@@ -94,3 +94,46 @@ def test_a_long_unknown_word_is_not_split_into_known_prefixes(engine: SearchEngi
         index, term, fields))
     assert clauses._known_prefix(engine.lexical, "a" * 4000, clauses.SEARCH_FIELDS) == []
     assert looked == []  # was a look-up per prefix: 4,000 of them, in the search's turn
+
+
+def _reference_snippet(text: str, terms: list[str], width: int) -> str:
+    """The snippet as it was made before: every span counted against every later one."""
+    import html
+
+    from app.search.analysis import term_spans
+    from app.search.highlight import _marked
+
+    spans = term_spans(text, terms)
+    if not spans:
+        return html.escape(text[:width]) + ("…" if len(text) > width else "")
+    best_start, best_count = spans[0][0], 0
+    for i, (start, _) in enumerate(spans):
+        count = sum(1 for _, end in spans[i:] if end <= start + width)
+        if count > best_count:
+            best_start, best_count = start, count
+    begin = max(0, best_start - width // 4)
+    end = min(len(text), begin + width)
+    excerpt = ("…" if begin > 0 else "") + _marked(text, spans, begin, end) + ("…" if end < len(text) else "")
+    return " ".join(excerpt.split())
+
+
+def test_the_snippet_is_the_window_with_most_matches_as_before_without_a_quadratic_count() -> None:
+    import random
+
+    from app.search.highlight import SNIPPET_CHARS, make_snippet
+
+    rng = random.Random(3)
+    words = ["cuda", "memory", "training", "the", "a", "显存", "不足", "device_map", "x" * 300]
+    terms = ["cuda", "memori", "显存", "device_map", "x" * 300]
+    for _ in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 400)))
+        assert make_snippet(text, terms) == _reference_snippet(text, terms, SNIPPET_CHARS)
+
+
+def test_a_snippet_looks_for_matches_only_near_the_start_of_a_huge_answer() -> None:
+    from app.search.highlight import SCANNED_CHARS, make_snippet
+
+    answer = "filler words. " * (SCANNED_CHARS // 14 + 1) + "the cuda answer " * 70_000  # a megabyte
+    snippet = make_snippet(answer, ["cuda"])
+    assert snippet.startswith("filler words.") and "<mark>" not in snippet and snippet.endswith("…")
+    assert "<mark>cuda</mark>" in make_snippet("the cuda answer " * 70_000, ["cuda"])
