@@ -215,10 +215,10 @@ class DataStore:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
         stamp = self._stamp()
         snapshot = self._snapshot
-        if snapshot is not None and stamp == self._pointer_stamp and not snapshot.search.damaged:
+        if snapshot is not None and self._still_good(snapshot, stamp):
             return snapshot
         with self._lock:
-            if self._snapshot is not None and stamp == self._pointer_stamp and not self._snapshot.search.damaged:
+            if self._snapshot is not None and self._still_good(self._snapshot, stamp):
                 return self._snapshot
             name, self.pointer_problem = (self._polled_name(), None) if self._server else read_current(self.settings)
             if name is None:
@@ -239,6 +239,10 @@ class DataStore:
                     self._retire(old)
             self._pointer_stamp = stamp
             return self._snapshot
+
+    def _still_good(self, snapshot: Snapshot, stamp: object) -> bool:
+        """Whether `snapshot` is still the one to serve: the pointer has not moved and no search found it damaged."""
+        return stamp == self._pointer_stamp and not snapshot.search.damaged
 
     def _retire(self, old: Snapshot) -> None:
         """Close `old` once requests that started on it are surely done, not under their feet.
