@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -33,6 +34,10 @@ from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_fro
 from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
 from app.models import Document, DocumentLink, IngestNote
 
+MEGABYTE = 1024 * 1024
+# A document is read, segmented and rendered whole: about 40 MB of memory per MB of markdown, and half a
+# minute of ingest (measure/huge_file.py). Larger files are skipped with a line saying so, never half read.
+MAX_DOCUMENT_BYTES = 16 * MEGABYTE
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
 INLINE_TAG = re.compile(r"</?(?:a|abbr|b|bdi|bdo|cite|code|del|dfn|em|i|ins|kbd|mark|q|s|samp|small|span|strong|"
@@ -236,9 +241,16 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
 def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
     """One document read, decoded, repaired and segmented; None (and a line in `report`) if unreadable."""
     try:
-        data = source.path.read_bytes()
+        with source.path.open("rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)  # never more, even if the file grows meanwhile
+            size = os.fstat(handle.fileno()).st_size
     except OSError as exc:
         report.skipped.append((source.relative_path, f"cannot be read: {exc.strerror or exc}"))
+        return None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        report.skipped.append((source.relative_path, (
+            f"{max(size, len(data)) / MEGABYTE:.1f} MB, over the {MAX_DOCUMENT_BYTES // MEGABYTE} MB a document may "
+            "have (reading one takes about 40 times its size in memory); split it into smaller files")))
         return None
     try:
         decoded = decode_bytes(data)
@@ -310,13 +322,15 @@ def _paths(value: object) -> frozenset[str]:
 def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
     """Stable, unique ids for a document's entries (a repeated question gets a suffix)."""
     ids: list[str] = []
+    taken: set[str] = set()  # a list's `in` made a 30,000-entry document quadratic
     for parsed in entries:
         base = new_id = entry_id(doc_id, parsed.section, parsed.title)
         suffix = 2
-        while new_id in ids:
+        while new_id in taken:
             new_id = f"{base}-{suffix}"
             suffix += 1
         ids.append(new_id)
+        taken.add(new_id)
     return ids
 
 
