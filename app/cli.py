@@ -54,7 +54,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
         print(f"links to check:     {report.link_problems} problems, {report.link_review} low-confidence pairs "
               "(see `faq check`)")
     if report.structure_notes:
-        print(f"structure to check: {len(report.structure_notes)} (close calls or ignored hints; "
+        print(f"structure to check: {len(report.structure_notes)} (close calls, ignored hints, text left out; "
               "see `faq check`, `faq inspect FILE`)")
         for path, message in report.structure_notes:
             print(f"  structure  {path}: {message}")
@@ -268,7 +268,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     counts = Counter(note.kind for note in notes)
     print(f"{counts['repair-uncertain']} uncertain repairs, {counts['skipped']} skipped files, "
           f"{counts['link-problem']} link problems, {counts['link-review']} low-confidence pairs to confirm "
-          f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure close calls "
+          f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure notes "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
     failing = damaged or pointer_problem or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS)
@@ -333,7 +333,7 @@ def _eval_links(args: argparse.Namespace, settings: Settings) -> int:
         print(title)
         print(f"  {'folder':<14} {'pairs':>6} {'correct':>8} {'gold':>5} {'precision':>10} {'recall':>7} "
               f"{'unpaired paired':>16}")
-        for score in evaluate_links(corpus, renamed, glossary, perturbed):
+        for score in evaluate_links(corpus, renamed, glossary, perturbed, meaning=settings.semantic):
             print(f"  {score.name:<14} {score.predicted:>6} {score.correct:>8} {score.gold:>5} "
                   f"{score.precision:>10.3f} {score.recall:>7.3f} {score.unpaired_violations:>16}")
     return EXIT_OK

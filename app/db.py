@@ -108,6 +108,7 @@ POINTER_POLL_SECONDS = 1.0  # how often a replica asks the server database which
 # A replaced generation stays open this long for the requests still reading it (searches stop at 1 s).
 RETIRE_SECONDS = 30.0
 BUILD_RETRY_SECONDS = 30.0  # after a failed background index build, before the next attempt
+PROGRESS_STALE_SECONDS = 300.0  # progress not written for this long was left by an embedder that stopped
 
 
 def _engine(target: Generation) -> Engine:
@@ -336,7 +337,8 @@ class DataStore:
     def warm_up(self) -> None:
         """Open the current generation (index, dictionaries, model, vectors) before readers come; then `warm`."""
         try:
-            self.model.get()
+            if self.model.enabled and self.model.get() is None:
+                log.warning("search by meaning is unavailable: %s; search is lexical", self.model.problem)
             self.current()
         except NoDataError:
             pass  # nothing to warm yet: the first generation is opened when it is published
@@ -355,7 +357,8 @@ class DataStore:
         if self.vector_problem is not None:
             return f"lexical: {self.vector_problem}; `faq reindex` rebuilds the vectors"
         progress = read_progress(snapshot.generation.directory)
-        waiting = progress.describe() if progress is not None else "waiting for the vector worker"
+        current = progress is not None and time.time() - progress.updated < PROGRESS_STALE_SECONDS
+        waiting = progress.describe() if progress is not None and current else "waiting for the vector worker"
         return f"lexical until the vectors are made: {waiting}"
 
     def attach_vectors(self, name: str) -> None:
@@ -381,8 +384,9 @@ class DataStore:
             log.warning("generation %s is searched by words only: %s; `faq reindex` rebuilds its vectors",
                         snapshot.generation.name, exc)
             return
-        snapshot.search.attach(Semantics(dense, embedder))
-        snapshot.forget("search")
+        snapshot.search.attach(Semantics(dense, embedder, self.model.runner))
+        for kind in ("search", "entry"):  # results and related entries change with meaning
+            snapshot.forget(kind)
         log.info("generation %s is searched by words and meaning (%s)", snapshot.generation.name,
                  dense.manifest.describe())
 
@@ -433,6 +437,7 @@ class DataStore:
 
     def close(self) -> None:
         """Close whatever is open."""
+        self.model.close()
         with self._lock:
             if self._snapshot is not None:
                 self._snapshot.close()

@@ -38,6 +38,9 @@ from app.search.ranking import Match
 LANGUAGES = ("en", "zh")
 MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
+MAX_RELATED = 5  # related entries shown with an entry
+RELATED_BY_MEANING = 10  # its nearest entries by meaning, fused with those sharing its anchors
+RELATED_FUSION_K = 3  # reciprocal rank fusion: an entry in both lists comes first
 # Only what a hit shows: the entry's markdown and HTML are most of its row. Built once, on the table's
 # columns: an ORM statement built per search spent more in compiling and caching than SQLite in running it.
 _ENTRY_COLUMNS = inspect(Entry).local_table.c
@@ -184,12 +187,44 @@ class Reader:
         return self.snapshot.kept("entry_html", entry_id, ENTRIES_KEPT, read)
 
     def _related(self, entry_id: str) -> list[EntryRef]:
+        """Other entries on the same problem, best first: those sharing its anchors (found at ingest) fused with
+        those closest in meaning (once the generation's vectors are loaded), each translated entry shown once,
+        in this entry's language."""
         rows = self.session.exec(
             select(Entry).join(EntryLink, col(Entry.id) == col(EntryLink.target_id))
             .where(EntryLink.source_id == entry_id, EntryLink.kind == "related")
             .order_by(col(EntryLink.rank), col(EntryLink.score).desc())
         ).all()
-        return [_entry_ref(target) for target in rows]
+        by_anchors = [_entry_ref(target) for target in rows]
+        by_meaning_ids = self.snapshot.search.neighbours(entry_id, RELATED_BY_MEANING)
+        if not by_meaning_ids:
+            return by_anchors
+        translations = self._translations()
+        own = {entry_id, *(ref.id for ref in translations.get(entry_id, []))}
+        lang = self.session.exec(select(Entry.lang).where(Entry.id == entry_id)).one()
+        found = {e.id: _entry_ref(e) for e in self.session.exec(select(Entry).where(col(Entry.id).in_(by_meaning_ids)))}
+        by_meaning = []
+        for neighbour in by_meaning_ids:
+            ref = found.get(neighbour)
+            if ref is not None and ref.lang != lang:  # shown in this entry's language where a translation says it
+                ref = next((twin for twin in translations.get(neighbour, []) if twin.lang == lang), ref)
+            if ref is not None:
+                by_meaning.append(ref)
+        scores: dict[str, float] = {}  # by translation group: an entry and its twins count once
+        shown: dict[str, EntryRef] = {}
+        group_of: dict[str, str] = {}
+        for ranking in (by_anchors, by_meaning):
+            counted: set[str] = set()
+            for rank, ref in enumerate(ref for ref in ranking if ref.id not in own):
+                members = [ref.id, *(twin.id for twin in translations.get(ref.id, []))]
+                group = next((group_of[m] for m in members if m in group_of), ref.id)
+                group_of.update(dict.fromkeys(members, group))
+                if group not in counted:
+                    counted.add(group)
+                    shown.setdefault(group, ref)
+                    scores[group] = scores.get(group, 0.0) + 1 / (RELATED_FUSION_K + rank)
+        ordered = sorted(scores, key=lambda group: -scores[group])
+        return [shown[group] for group in ordered[:MAX_RELATED]]
 
     # ------------------------------------------------------------ search
 

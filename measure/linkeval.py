@@ -18,6 +18,7 @@ from pathlib import Path
 
 from app.ingest.align import LinkRules
 from app.ingest.pipeline import IngestReport, ReadDocument, link_documents, read_documents
+from app.search.embedding import ModelSlot, question_cosines
 
 Entry = tuple[str, str, str]  # (path in the pool, question, language)
 
@@ -66,7 +67,7 @@ def _rows(path: Path) -> list[list[str]]:
 
 
 def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]],
-                     perturbed: bool) -> tuple[list[tuple[Entry, Entry]], set[tuple[str, str]]]:
+                     perturbed: bool, meaning: bool = False) -> tuple[list[tuple[Entry, Entry]], set[tuple[str, str]]]:
     """Copy `files` (new name → source) into one content folder, read and align them like the ingest.
 
     Returns the pairs, and the (path, question) of entries a perturbation deleted.
@@ -80,7 +81,8 @@ def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]],
     deleted: set[tuple[str, str]] = set()
     if perturbed:
         documents, deleted = perturb(documents)
-    alignment = link_documents(documents, glossary, LinkRules()).alignment
+    alignment = link_documents(documents, glossary, LinkRules(),
+                               question_cosines(ModelSlot(enabled=meaning))).alignment
     where: dict[str, Entry] = {}
     for doc in documents:
         for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True):
@@ -118,7 +120,7 @@ def perturb(documents: list[ReadDocument], seed: int = 13) -> tuple[list[ReadDoc
 
 
 def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Sequence[str]] = (),
-                   perturbed: bool = False) -> list[LinkScore]:
+                   perturbed: bool = False, meaning: bool = False) -> list[LinkScore]:
     """Scores per folder, then the total; every folder's files are aligned together, in one content folder.
 
     With `perturbed`, the Chinese documents are edited first (see `perturb`); gold pairs whose
@@ -140,7 +142,7 @@ def evaluate_links(corpus: Path, renamed: bool = False, glossary: Sequence[Seque
         gold |= {(folder.name, *row[:4]) for row in _rows(folder / "pairs.tsv")}  # type: ignore[misc]
         unpaired |= {(folder.name, row[0], row[1]) for row in _rows(folder / "unpaired.tsv")}
         scores[folder.name].gold = len(_rows(folder / "pairs.tsv"))
-    predicted, deleted = _predicted_pairs(files, glossary, perturbed)
+    predicted, deleted = _predicted_pairs(files, glossary, perturbed, meaning)
     pool_name = {value: key for key, value in origin.items()}
     for folder_name, _, _, zh_file, zh_question in gold:
         if (pool_name[(folder_name, zh_file)], zh_question) in deleted:

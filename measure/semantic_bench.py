@@ -167,6 +167,7 @@ def search_rows(data: Path, label: str, queries: list[str], rounds: int = 1) -> 
     rows: list[Row] = []
     latencies: dict[str, list[float]] = {}
     memory: dict[str, float] = {}
+    ranked: dict[str, int] = {}  # answers ranked as asked (a lone identifier is ranked by its spelling alone)
     for mode, semantic in (("lexical", "false"), ("hybrid", "true")):
         env = {"FAQ_DATA_DIR": str(data), "FAQ_SEARCH_CACHE_SIZE": "0", "FAQ_SEMANTIC": semantic}
         first = "/api/v1/search?" + urlencode({"q": queries[0]})
@@ -180,12 +181,12 @@ def search_rows(data: Path, label: str, queries: list[str], rounds: int = 1) -> 
                     answer = client.get(server.base + "/api/v1/search", params={"q": query, "limit": 10})
                     found.append((time.perf_counter() - started) * 1000)
                     answer.raise_for_status()
-                    if answer.json()["ranking"] != mode:
-                        raise RuntimeError(f"asked for {mode}, ranked {answer.json()['ranking']}")
+                    ranked[mode] = ranked.get(mode, 0) + (answer.json()["ranking"] == mode)
             memory[mode] = server.resident_megabytes()
     for mode, values in latencies.items():
         rows.append((f"search {label}, {mode} over HTTP (ms)", f"p50 {percentile(values, 0.5):.1f}",
-                     f"p95 {percentile(values, 0.95):.1f}  p99 {percentile(values, 0.99):.1f}  n={len(values)}"))
+                     f"p95 {percentile(values, 0.95):.1f}  p99 {percentile(values, 0.99):.1f}  n={len(values)}, "
+                     f"{ranked.get(mode, 0)} ranked {mode}"))
     rows.append((f"server {label}: resident memory, lexical / hybrid (MB)",
                  f"{memory['lexical']:.0f} / {memory['hybrid']:.0f}",
                  f"hybrid adds {memory['hybrid'] - memory['lexical']:.0f} MB (model and vectors)"))

@@ -339,6 +339,21 @@ else
   fail "entry page $entry links no /static/ stylesheet"
 fi
 
+# Search by meaning: the model ships in the image (nothing is downloaded); the server embeds the content in
+# the background and then ranks by words and meaning.
+semantic_started=$SECONDS
+semantic=""
+while [ $((SECONDS - semantic_started)) -lt "$READY_SECONDS" ]; do
+  [ "$(get /readyz)" = 200 ] && semantic=$(json 'd["semantic"]')
+  case "$semantic" in ready*) break ;; lexical\ until*) sleep 1 ;; *) fail "search by meaning will not start: $semantic" ;; esac
+done
+case "$semantic" in ready*) ;; *) fail "search by meaning not ready within $READY_SECONDS s: $semantic" ;; esac
+ok "search by meaning $semantic, $((SECONDS - semantic_started)) s after the server was ready"
+status=$(get '/api/v1/search?q=how%20to%20keep%20GPU%20memory%20from%20running%20out')
+[ "$status" = 200 ] && [ "$(json 'd["ranking"]')" = hybrid ] && [ "$(json 'len(d["results"]) > 0')" = True ] \
+  || fail "a search was not ranked by words and meaning: $(head -c 200 "$WORK/body")"
+ok "/api/v1/search ranked hybrid: first $(json 'd["results"][0]["title"]')"
+
 # ---------------------------------------------------------------- the running container
 in_container() {
   if [ "$engine" = docker ]; then docker exec "$ctr" "$@"; else buildah run --isolation chroot --env "PORT=$PORT" "$ctr" -- "$@"; fi

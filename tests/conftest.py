@@ -14,6 +14,7 @@ from app.config import Settings
 from app.generations import current_name, describe_failure
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
+from app.search.embedding import Embedder, ModelSlot
 from app.web.inprocess import InProcessClient
 from measure.localserver import scratch_postgres_database
 
@@ -43,10 +44,20 @@ def settings_for(tmp_path: Path, content: Path = CONTENT, semantic: bool = False
                     _env_file=None)  # type: ignore[call-arg]
 
 
+def require_model(slot: ModelSlot) -> Embedder:
+    """The embedding model of `slot`, or skip on a machine that cannot run it; under CI its absence fails."""
+    model = slot.get()
+    if model is not None:
+        return model
+    message = f"the embedding model cannot run here: {slot.problem}"
+    if IN_CI:
+        pytest.fail(message + " (required under CI=true)")
+    pytest.skip(message)
+
+
 def make_vectors(settings: Settings) -> bool:
     """Make the current generation's vectors now, as a server would in the background; False without the model
     (then search stays lexical, and the semantic tests say why)."""
-    from app.search.embedding import ModelSlot
     from app.semantic import build_vectors
 
     embedder = ModelSlot(enabled=True).get()

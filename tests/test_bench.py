@@ -31,3 +31,6 @@ def test_scale_bench_reports_sizes_server_memory_cold_start_and_both_engines(tmp
                        .split(" / "))
     assert hybrid > lexical  # the model and the vectors are in memory
     assert float(rows["search 2k selective, hybrid over HTTP (ms)"][0].removeprefix("p50 ")) > 0
+    assert float(rows["semantic readiness 2k: publish to hybrid search (s)"][0].removeprefix("~")) > 0
+    # Every 2k entry's vector is in the cache: a 1% edit embeds the 20 edited entries, not 2,000.
+    assert rows["re-ingest after editing 1% of 2,000 entries: entries embedded again"][0] == "20"

@@ -72,6 +72,21 @@ def test_faq_check_self_test_prints_figures_and_meets_targets(capsys: pytest.Cap
     assert "cp1254" in out and "met" in out
 
 
+def test_faq_check_lists_an_faq_that_yields_almost_nothing(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = env / "content"
+    content.mkdir()
+    (content / "faq.md").write_text("# Release FAQ\n\n- When is the next release?\n- Can I skip a version?\n"
+                                    "- Where are the notes?\n\nAll on the release page.\n", encoding="utf-8")
+    (content / "guide.md").write_text("# Guide\n\n## Install\n\nRun it.\n", encoding="utf-8")
+    assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_OK
+    warning = (f"says it is an FAQ but yields 0 entries: run `faq inspect {content / 'faq.md'}` to see why; "
+               "front matter `entries: list-items` would find 3 questions")
+    assert f"warning  faq.md: {warning}" in capsys.readouterr().out
+    assert main(["check"]) == EXIT_OK  # information for an editor, not a failure
+    out = capsys.readouterr().out
+    assert f"faq.md: warning: {warning}" in out and "guide.md: warning" not in out
+
+
 def _bad_links_content(root: Path) -> Path:
     content = root / "content"
     content.mkdir()
@@ -105,9 +120,10 @@ def test_sidecar_metadata_pairs_a_file_whose_bytes_must_not_change(
         env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     content = env / "content"
     content.mkdir()
-    # Nothing in common, so neither names nor content could pair them: only the sidecar does.
+    # Nothing in common, so neither names nor content could pair them: only the sidecar does. Their questions
+    # differ in meaning too, so the entries stay unpaired however the portal compares them.
     (content / "vendor-faq.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
-    (content / "notes.md").write_text("# 说明\n\n## 为什么？\n\n因为。\n", encoding="utf-8")
+    (content / "notes.md").write_text("# 说明\n\n## 如何卸载？\n\n删除目录。\n", encoding="utf-8")
     (content / "notes.md.meta.yml").write_text("translation_of: vendor-faq.md\nlang: zh\n", encoding="utf-8")
     (content / "vendor-faq.md.meta.yml").write_text("- not a mapping\n", encoding="utf-8")
     assert main(["ingest", "--quiet", "--content", str(content)]) == EXIT_OK

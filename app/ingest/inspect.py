@@ -24,7 +24,8 @@ def inspect_file(path: Path, content_dir: Path) -> str:
     document = read_document(SourceFile(path=path, relative_path=relative), report)
     if document is None:
         raise InspectError("; ".join(message for _, message in report.skipped))
-    out = [f"{relative}: {document.lang}, title {document.title!r}, {len(document.entries)} entries"]
+    out = [f"{relative}: {document.lang}, title {document.title!r}, {len(document.entries)} entries",
+           f"  read as: {document.reading}"]
     for (_, note) in report.warnings + report.structure_notes:
         out.append(f"  note: {note}")
     out.append("")

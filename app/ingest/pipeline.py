@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from app.config import Settings
 from app.generations import ingest_turn
-from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, pair_documents
+from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
@@ -28,11 +28,13 @@ from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
 from app.ingest.render import LinkContext, render_inline, render_markdown
 from app.ingest.repair import RepairResult, repair_mojibake
-from app.ingest.segment import ParsedEntry, SectionDecision, segment_markdown
+from app.ingest.segment import ParsedDocument, ParsedEntry, SectionDecision, segment_markdown, suggest_hint
+from app.ingest.segment.decide import FEW_ENTRIES
 from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
 from app.models import Document, DocumentLink, IngestNote
+from app.search.embedding import ModelSlot, question_cosines
 
 MEGABYTE = 1024 * 1024
 # A document is read, segmented and rendered whole: about 40 MB of memory per MB of markdown, and half a
@@ -91,6 +93,7 @@ class ReadDocument:
     entry_langs: list[str]  # an entry's language: its document's, unless plainly the other
     repair: RepairResult
     structure: list[SectionDecision] = field(default_factory=list)  # how segmentation read each section
+    reading: str = ""  # what segmentation took the whole document to be (an FAQ, where its questions stand)
 
 
 def html_to_text(fragment: str) -> str:
@@ -114,8 +117,9 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
+    meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
-        batch = _prepare_batch(folder, report, progress)
+        batch = _prepare_batch(folder, report, progress, meaning)
         return_free_memory()  # what reading and linking held
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
@@ -124,7 +128,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     return report
 
 
-def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
+def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: Meaning | None = None) -> Batch:
     """Every row of the new generation; the documents read are let go as their rows are built."""
     documents = read_documents(folder, report, progress)
     if not documents:
@@ -133,7 +137,7 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool) -> Batch:
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
     rules, problems = read_link_rules(folder)
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
-    batch = _build_batch(documents, link_documents(documents, glossary, rules), report)
+    batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
     return batch
@@ -215,8 +219,9 @@ class Links:
 
 
 def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequence[str]],
-                   rules: LinkRules) -> Links:
-    """Translation pairs of documents and entries, then each entry's related entries."""
+                   rules: LinkRules, meaning: Meaning | None = None) -> Links:
+    """Translation pairs of documents and entries (`meaning`: the questions' meaning as evidence too), then each
+    entry's related entries."""
     compiled = Glossary.from_groups(glossary)
     # A question's number (`Q13:`, `问题3：`) differs between translations: never an anchor.
     anchors = {entry_id: extract_anchors(f"{strip_numbering(e.question)}\n{e.answer_markdown}", compiled)
@@ -227,7 +232,7 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
             not_translation_of=d.not_translation_of,
             entries=[AlignableEntry(entry_id, anchors[entry_id], e.title)
                      for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
-        for d in documents], rules)
+        for d in documents], rules, meaning)
     translations: dict[str, list[str]] = defaultdict(list)
     for pair in alignment.entries:
         translations[pair.first].append(pair.second)
@@ -273,8 +278,9 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
             report.warnings.append((source.relative_path, error))
     meta = {**front.metadata, **sidecar}
     fallback_title = Path(source.relative_path).stem
+    declared_title = meta.get("title") if isinstance(meta.get("title"), str) else ""
     parsed = segment_markdown(front.body, fallback_title=fallback_title, hint=meta.get("entries"),
-                              file_name=source.relative_path)
+                              file_name=source.relative_path, title=str(declared_title))
     report.structure_notes.extend((source.relative_path, note) for note in parsed.notes)
     for key, problem in _odd_metadata(meta).items():
         report.warnings.append((source.relative_path, problem))
@@ -282,7 +288,10 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
-    if not parsed.entries:
+    shortfall = _faq_shortfall(parsed, source, front.body, str(declared_title))
+    if shortfall:
+        report.warnings.append((source.relative_path, shortfall))
+    elif not parsed.entries:
         report.warnings.append(
             (source.relative_path, "no recognisable questions: ingested as a plain document"))
     doc_id = document_id(source.relative_path)
@@ -295,8 +304,26 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
         not_translation_of=_paths(meta.get("not_translation_of")),
         entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
-        repair=repair, structure=parsed.decisions,
+        repair=repair, structure=parsed.decisions, reading=parsed.reading,
     )
+
+
+def _faq_shortfall(parsed: ParsedDocument, source: SourceFile, body: str, title: str) -> str | None:
+    """The warning for a document that says it is an FAQ but yields almost nothing, with what to run and the
+    front matter hint that would help; None when it yields enough.
+
+    Entries that are mostly not questions are only worth a warning when a hint finds more questions: a
+    troubleshooting page of topics (`Exec docker`, `Note`) is read right.
+    """
+    problem = parsed.shortfall()
+    if problem is None:
+        return None
+    hint = suggest_hint(body, parsed.question_like, file_name=source.relative_path, title=title)
+    if hint is None and len(parsed.entries) >= FEW_ENTRIES:
+        return None
+    advice = (f"front matter `entries: {hint[0]}` would find {hint[1]} question{'s' * (hint[1] != 1)}" if hint else
+              "no front matter `entries:` hint finds more questions")
+    return f"{problem}: run `faq inspect {source.path}` to see why; {advice}"
 
 
 def _odd_metadata(meta: dict[str, object]) -> dict[str, str]:

@@ -13,9 +13,10 @@ from typing import Any
 import yaml
 
 DOCUMENT_SUFFIXES = {".md", ".markdown", ".txt"}
-FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+# Line ends may be CRLF (files saved on Windows): the closing fence must still be found.
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 MAX_FRONT_MATTER = 64 * 1024
-TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?)\n\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)  # Hugo
+TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\r?\n(.*?)\r?\n\+\+\+[ \t]*(?:\r?\n|\Z)", re.DOTALL)  # Hugo
 
 
 @dataclass(frozen=True)

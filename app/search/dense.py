@@ -63,6 +63,10 @@ class DenseIndex:
         self.languages = languages  # index into LANGUAGES; -1 for any other
         self.present: Mask = scales > 0
         self.manifest = manifest
+        # Each entry's cosine with the mean of all vectors: how close it sits to everything (see `centred`).
+        mean = (codes[self.present].astype(np.float32) * scales[self.present, None]).mean(axis=0) \
+            if self.present.any() else np.zeros(codes.shape[1], dtype=np.float32)
+        self.hubness = self.cosines(mean)
 
     @property
     def size(self) -> int:
@@ -79,6 +83,11 @@ class DenseIndex:
         scores *= self.scales
         scores[~self.present] = NO_SCORE
         return scores
+
+    def vector(self, docnum: int) -> Floats:
+        """Entry `docnum`'s vector (as stored: int8 times its scale)."""
+        vector: Floats = self.codes[docnum].astype(np.float32) * self.scales[docnum]
+        return vector
 
     def language_mask(self, lang: str) -> Mask:
         """The entries in `lang`."""

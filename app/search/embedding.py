@@ -13,7 +13,8 @@ import platform
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -32,11 +33,13 @@ QUERY_CHARS = 1000  # a query's first characters; a pasted log is first reduced 
 # The model's time grows with the tokens (about 1.4 ms each on one core here): a query's vector holds its
 # first 64 tokens, a sentence or two (the development sets lost one query of 285 against 250 tokens).
 MAX_QUERY_TOKENS = 64
+QUERY_THREADS = 2  # readers' queries embedded at once per server process
 # Below this many letters an entry says nothing a vector could hold; its vector would sit near the
 # centre of every query ("a hub") and come up for one query in eight.
 MIN_PASSAGE_LETTERS = 12
 LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 REQUIRED_CPU_FLAGS = ("avx2", "fma")
+MEANING_UNKNOWN = 0.85  # the cosine reported without the model: between a veto and a pair, so it decides nothing
 
 
 class ModelUnavailable(RuntimeError):
@@ -173,6 +176,21 @@ class ModelSlot:
         self._embedder: Embedder | None = None
         self.problem: str | None = None if enabled else "semantic search is turned off (FAQ_SEMANTIC=false)"
         self.load_seconds: float | None = None
+        self._runner: ThreadPoolExecutor | None = None
+
+    @property
+    def runner(self) -> ThreadPoolExecutor:
+        """The threads that embed readers' queries (one core each): a few, so a burst of searches queues for the
+        model instead of taking every core from the lexical ranking."""
+        with self._lock:
+            if self._runner is None:
+                self._runner = ThreadPoolExecutor(max_workers=QUERY_THREADS, thread_name_prefix="faq-query-vector")
+            return self._runner
+
+    def close(self) -> None:
+        """Stop the query threads (waiting for none)."""
+        if self._runner is not None:
+            self._runner.shutdown(wait=False, cancel_futures=True)
 
     def get(self) -> Embedder | None:
         """The model, loading it now if needed; None when it cannot run (see `problem`)."""
@@ -187,3 +205,19 @@ class ModelSlot:
                     self.problem = str(exc)
                 self.load_seconds = time.perf_counter() - started
         return self._embedder
+
+
+def question_cosines(slot: ModelSlot) -> Callable[[Sequence[str], Sequence[str]], list[list[float]]] | None:
+    """The cosines between two lists of questions, by the model of `slot` (loaded on first use); None when
+    semantics are off (the ingest then pairs translations by their anchors alone)."""
+    if not slot.enabled:
+        return None
+
+    def cosines(first: Sequence[str], second: Sequence[str]) -> list[list[float]]:
+        model = slot.get()
+        if model is None:  # cannot run here: no evidence either way (nothing is vetoed or paired)
+            return [[(MEANING_UNKNOWN)] * len(second) for _ in first]
+        matrix: list[list[float]] = (model.embed_queries(first) @ model.embed_queries(second).T).tolist()
+        return matrix
+
+    return cosines

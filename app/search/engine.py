@@ -7,10 +7,15 @@ and loaded (`attach`); until then, or without the model, `search` answers lexica
 from __future__ import annotations
 
 import os
+import re
 import struct
 import threading
+import time
+import unicodedata
 import zlib
 from collections import OrderedDict
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -21,14 +26,26 @@ from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
 from app.search.dense import DenseIndex
 from app.search.embedding import Embedder, Vectors, query_text
-from app.search.hybrid import LEXICAL_DEPTH, Mask, as_matches, by_meaning, dense_weight, fuse, standardised
+from app.search.hybrid import (
+    LEXICAL_DEPTH,
+    MIN_RELATED_Z,
+    Mask,
+    adds_by_meaning,
+    as_matches,
+    by_meaning,
+    dense_weight,
+    fuse,
+    meaning_scores,
+    nearest,
+)
 from app.search.index import open_index
-from app.search.ranking import Budget, Outcome, lexical_search, raw_search
+from app.search.ranking import SEARCH_BUDGET, Budget, Outcome, lexical_search, raw_search
 from app.search.spelling import Vocabulary
 from app.search.topk import LexicalIndex, TopK
 
 Mode = Literal["hybrid", "lexical", "semantic"]
 QUERY_VECTORS_KEPT = 256  # a reader paging through results asks for the same query again
+LONE_IDENTIFIER = re.compile(r"[\w.\-/:+=]*[\d_.\-/:+=][\w.\-/:+=]*", re.ASCII)  # one token with a digit or a separator
 # Errors only bytes that are not what the index wrote can cause (a truncated or garbled file).
 READ_ERRORS = (struct.error, EOFError, zlib.error)
 
@@ -48,29 +65,43 @@ def _file_stamps(directory: Path) -> dict[str, tuple[int, int, int]]:
 
 @dataclass
 class Semantics:
-    """A generation's vectors and the model that embeds queries the same way."""
+    """A generation's vectors, the model that embeds queries the same way, and the threads that run it."""
 
     dense: DenseIndex
     embedder: Embedder
+    runner: Executor
 
     def __post_init__(self) -> None:
         self._vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._lock = threading.Lock()
 
-    def query_vector(self, text: str) -> Vectors:
-        """The query's vector, computed once per query text (and kept for the next page)."""
+    def query_vector(self, text: str) -> Future[Vectors]:
+        """The query's vector, computed once per query text (and kept for the next page), on the model's threads:
+        the lexical ranking runs meanwhile."""
         key = query_text(text)
         with self._lock:
             found = self._vectors.get(key)
             if found is not None:
                 self._vectors.move_to_end(key)
-                return found
+                done: Future[Vectors] = Future()
+                done.set_result(found)
+                return done
+        return self.runner.submit(self._embed, key)
+
+    def _embed(self, key: str) -> Vectors:
         vector: Vectors = self.embedder.embed_queries([key])[0]
         with self._lock:
             self._vectors[key] = vector
             while len(self._vectors) > QUERY_VECTORS_KEPT:
                 self._vectors.popitem(last=False)
         return vector
+
+
+def reads_as_words(text: str) -> bool:
+    """Whether a query has words whose meaning can help: not a lone identifier (`LLAMA_OPT_01234_FLAG`,
+    `libnccl.so.2`), which only its exact spelling finds."""
+    token = unicodedata.normalize("NFKC", text).strip()
+    return not LONE_IDENTIFIER.fullmatch(token)
 
 
 class SearchEngine:
@@ -141,31 +172,52 @@ class SearchEngine:
 
     def _search(self, text: str, lang: str | None, depth: int, document: str | None, raw: bool,
                 mode: Mode) -> Outcome:
-        semantics = self.semantics if mode != "lexical" and not raw else None
-        query_vector = semantics.query_vector(text) if semantics is not None else None
+        semantics = self.semantics if mode != "lexical" and not raw and reads_as_words(text) else None
+        pending = semantics.query_vector(text) if semantics is not None else None
+        vector = _wait(pending, SEARCH_BUDGET) if pending is not None and mode == "semantic" else None
         budget = Budget()
         if raw:
             with self._lock:
                 return raw_search(self.lexical, text, lang, depth, document, budget)
-        if semantics is None or query_vector is None:
+        if semantics is None or pending is None:
             return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
                                   budget, turn=self._lock)
         with self._lock:
             allowed = self._allowed(semantics.dense, lang, document)
-        if mode == "semantic":
-            z = standardised(semantics.dense, semantics.dense.cosines(query_vector))
+        if mode == "semantic" and vector is not None:
+            z = meaning_scores(semantics.dense, semantics.dense.cosines(vector))
             ranked = by_meaning(z, allowed, depth)
             with self._lock:  # the ids of the entries are read from the index
                 matches = as_matches(ranked, self.lexical.entry)
             return Outcome(ranked.total, matches, [], ranking="semantic")
         words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
                                self.vocabulary, document, budget, turn=self._lock)
-        cosines = semantics.dense.cosines(query_vector)
-        fused = fuse(words.matches, words.total, cosines, standardised(semantics.dense, cosines), allowed, depth,
-                     dense_weight(text))
+        vector = _wait(pending, budget.deadline - time.monotonic())
+        if vector is None:  # the model is busy past the budget: the words' ranking stands alone
+            return Outcome(words.total, words.matches[:depth], words.terms, words.suggestion, words.partial)
+        cosines = semantics.dense.cosines(vector)
+        fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
+                     dense_weight(text), adds_by_meaning(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return Outcome(fused.total, matches, words.terms, words.suggestion, words.partial, ranking="hybrid")
+
+    def neighbours(self, entry_id: str, count: int) -> list[str]:
+        """The entries closest in meaning to `entry_id` (either language, each compared within its own), best
+        first; none without vectors or when none stands out."""
+        semantics = self.semantics
+        if semantics is None:
+            return []
+        with self._lock:
+            docnum = self.lexical.searcher.document_number(id=entry_id)
+        dense = semantics.dense
+        if docnum is None or not dense.present[docnum]:
+            return []
+        z = meaning_scores(dense, dense.cosines(dense.vector(docnum)))
+        close = (z >= MIN_RELATED_Z) & dense.present
+        close[docnum] = False
+        with self._lock:
+            return [self.lexical.entry(int(other))[0] for other in nearest(z, close, count)]
 
     def _allowed(self, dense: DenseIndex, lang: str | None, document: str | None) -> Mask:
         """The entries with a vector that the filters admit (called in the search's turn)."""
@@ -186,3 +238,11 @@ class SearchEngine:
     def close(self) -> None:
         """Release the index files."""
         self.lexical.searcher.close()
+
+
+def _wait(pending: Future[Vectors], seconds: float) -> Vectors | None:
+    """The query's vector if it comes within `seconds`, else None (it is kept for the next time when it comes)."""
+    try:
+        return pending.result(timeout=max(seconds, 0.0))
+    except WaitedTooLong:
+        return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from app.search.clauses import QUOTED
 from app.search.dense import LANGUAGES, DenseIndex
 from app.search.errors import TIMESTAMP, read_pasted
 from app.search.ranking import Match
@@ -34,6 +35,11 @@ PASTED_WEIGHT = 0.2
 # the development corpora, a right answer's 0.84 or more in nineteen cases of twenty).
 MIN_DENSE_Z = 3.0
 MIN_COSINE = 0.82
+MIN_RELATED_Z = 3.0
+# Short or generic entries sit near the centre of all entries and so near every query; the cosine less 0.75
+# of the entry's cosine with the mean vector (centring the query) found 126 development answers by meaning
+# alone instead of 111 (real set; 97 -> 114 on fresh3, which was not used to choose it).
+CENTRING = 0.75  # an entry related by meaning stands out as far from the rest as a hit found by meaning
 MIN_SAMPLE = 30  # entries a language needs for a mean and spread of its own
 # The model's cosines for one query spread by 0.017-0.021 (standard deviation, measured on the development
 # corpora); a handful of entries can spread less by chance, which would make every difference look large.
@@ -47,6 +53,12 @@ class Fused:
     docnums: list[int]
     scores: list[float]
     total: int
+
+
+def meaning_scores(dense: DenseIndex, cosines: Floats) -> Floats:
+    """How much closer in meaning each entry is than the rest of its language: the cosine less a share of the
+    entry's closeness to every entry (a "hub" near the centre is near every query), as a z-score."""
+    return standardised(dense, cosines - CENTRING * dense.hubness)
 
 
 def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
@@ -75,6 +87,12 @@ def dense_weight(text: str) -> float:
     return PASTED_WEIGHT if read_pasted(text) or TIMESTAMP.search(text) else DENSE_WEIGHT
 
 
+def adds_by_meaning(text: str) -> bool:
+    """Whether entries found by meaning alone may join the ranking: not when the reader quoted a phrase, which
+    asks for the entries that hold it (meaning still orders those)."""
+    return QUOTED.search(text) is None
+
+
 def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
     """The allowed entries with the highest z-scores, at most `depth`."""
     candidates = np.flatnonzero(allowed)
@@ -85,12 +103,12 @@ def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
 
 
 def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, allowed: Mask, depth: int,
-         weight: float = DENSE_WEIGHT) -> Fused:
-    """The lexical matches and the nearest allowed entries by meaning, on one scale, best first."""
+         weight: float = DENSE_WEIGHT, add: bool = True) -> Fused:
+    """The lexical matches and (if `add`) the nearest allowed entries by meaning, on one scale, best first."""
     top = max((match.score for match in lexical[:LEXICAL_DEPTH]), default=0.0) or 1.0
     scores: dict[int, float] = {match.docnum: match.score / top for match in lexical[:LEXICAL_DEPTH]}
     close = allowed & (z >= MIN_DENSE_Z) & (cosines >= MIN_COSINE)
-    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores]
+    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores] if add else []
     for docnum in found_by_meaning:
         scores[docnum] = 0.0
     fused = {docnum: score + weight * float(z[docnum]) for docnum, score in scores.items()}

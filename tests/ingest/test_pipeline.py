@@ -80,7 +80,9 @@ def test_ingest_after_unrelated_edits_keeps_unchanged_entry_ids(tmp_path: Path) 
 def test_ingest_skips_unreadable_files_and_names_them(tmp_path: Path) -> None:
     content = tmp_path / "content"
     content.mkdir()
-    (content / "good.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n", encoding="utf-8")
+    # A healthy FAQ: three questions (fewer would be a warning of their own).
+    (content / "good.md").write_text("# FAQ\n\n## Why?\n\nBecause.\n\n## How?\n\nLike so.\n\n## When?\n\nNow.\n",
+                                     encoding="utf-8")
     (content / "empty.md").write_bytes(b"")
     (content / "binary.md").write_bytes(b"\x00\x01\x02PNG\x00")
     (content / "gbk.md").write_bytes("# 问题\n\n## 为什么会报错？\n\n因为显存不足。\n".encode("gbk"))
@@ -91,15 +93,16 @@ def test_ingest_skips_unreadable_files_and_names_them(tmp_path: Path) -> None:
     assert set(skipped) == {"empty.md", "binary.md", "latin1.md"}
     assert "UTF-8" in skipped["latin1.md"]
     assert sorted(path for path, _ in report.warnings) == ["gbk.md", "notes.md"]
-    assert report.documents == 3 and report.entries == 2
+    assert report.documents == 3 and report.entries == 4
 
 
 def test_ingest_reads_real_world_encodings_and_repairs_mojibake(tmp_path: Path) -> None:
     content = tmp_path / "content"
     content.mkdir()
-    faq = "# 常见问题\n\n## 训练时显存不足怎么办？\n\n可以开启梯度检查点，或者减小批大小。\n"
+    # Titled as notes, not as an FAQ: a one-question FAQ would be a warning of its own.
+    faq = "# 训练笔记\n\n## 训练时显存不足怎么办？\n\n可以开启梯度检查点，或者减小批大小。\n"
     (content / "gbk.md").write_bytes(faq.encode("gbk"))
-    traditional = "# 常見問題\n\n## 訓練時顯存不足怎麼辦？\n\n可以開啟梯度檢查點，或者減小批大小。\n"
+    traditional = "# 訓練筆記\n\n## 訓練時顯存不足怎麼辦？\n\n可以開啟梯度檢查點，或者減小批大小。\n"
     (content / "big5.md").write_bytes(traditional.encode("big5"))
     (content / "utf16.md").write_bytes(b"\xff\xfe" + faq.encode("utf-16-le"))
     (content / "cut.md").write_bytes(faq.encode("utf-8") + "中".encode()[:1])

@@ -41,3 +41,20 @@ def test_toml_front_matter_is_metadata_and_keeps_line_numbers() -> None:
     assert front.metadata == {"title": "FAQ", "entries": "h2"} and front.error is None
     assert front.body.split("\n")[4] == "## Q1?"
     assert "not valid TOML" in (split_front_matter("+++\ntitle = \n+++\nbody\n").error or "")
+
+
+def test_front_matter_with_windows_line_ends_is_metadata_not_the_title(tmp_path: Path) -> None:
+    # TDengine's Chinese FAQ (eval/fresh3) is saved with CRLF: its title was the front matter's text.
+    from app.ingest.pipeline import IngestReport, read_document
+    from app.ingest.sources import SourceFile
+
+    yaml_front = split_front_matter("---\r\ntitle: 常见问题及反馈\r\nlang: zh\r\n---\r\n\r\n## 问题反馈\r\n")
+    assert yaml_front.metadata == {"title": "常见问题及反馈", "lang": "zh"} and yaml_front.error is None
+    assert yaml_front.body.split("\n")[5] == "## 问题反馈\r"
+    toml_front = split_front_matter('+++\r\ntitle = "FAQ"\r\n+++\r\n## Q1?\r\n')
+    assert toml_front.metadata == {"title": "FAQ"} and "title" not in toml_front.body
+    path = tmp_path / "faq.md"
+    path.write_bytes("---\r\ntitle: 常见问题及反馈\r\n---\r\n\r\n## 如何升级？\r\n\r\n运行升级脚本。\r\n".encode())
+    document = read_document(SourceFile(path, "faq.md"), IngestReport())
+    assert document is not None and document.title == "常见问题及反馈"
+    assert [(e.question, e.line, e.answer_markdown) for e in document.entries] == [("如何升级？", 5, "运行升级脚本。")]

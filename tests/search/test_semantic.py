@@ -22,25 +22,14 @@ from app.search.hybrid import fuse, nearest, standardised
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
-from tests.conftest import IN_CI, settings_for
+from tests.conftest import require_model, settings_for
 
 FROZEN = "如何冻结部分网络层？"
 
 
-def _model_or_skip() -> embedding.Embedder:
-    slot = ModelSlot(enabled=True)
-    found = slot.get()
-    if found is None:
-        message = f"the embedding model cannot run here: {slot.problem}"
-        if IN_CI:
-            pytest.fail(message + " (required under CI=true)")
-        pytest.skip(message)
-    return found
-
-
 @pytest.fixture(scope="module")
 def model() -> embedding.Embedder:
-    return _model_or_skip()
+    return require_model(ModelSlot(enabled=True))
 
 
 def _write(folder: Path, name: str, text: str) -> None:
@@ -180,16 +169,19 @@ def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning
     assert FROZEN not in [hit["title"] for hit in lexical["results"]]
 
 
-def test_without_the_model_search_is_lexical_and_readyz_says_why(
-        ingested: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_model_search_is_lexical_and_readyz_and_the_log_say_why(
+        ingested: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setattr(embedding, "cpu_problem", lambda *_: "this CPU lacks AVX2, which the bundled model "
                                                               "engine needs")
-    with InProcessClient(create_app(ingested)) as client:
+    with caplog.at_level("WARNING", logger="app.db"), InProcessClient(create_app(ingested)) as client:
         ready = client.get("/readyz")
         answer = client.get("/api/v1/search", params={"q": "冻结 网络层"})
     assert ready.status_code == 200 and ready.json()["semantic"].startswith("unavailable: this CPU lacks AVX2")
     assert answer.status_code == 200 and answer.json()["ranking"] == "lexical"
     assert [hit["title"] for hit in answer.json()["results"]][:1] == [FROZEN]
+    said = [r.getMessage() for r in caplog.records if "search by meaning is unavailable" in r.getMessage()]
+    assert said == ["search by meaning is unavailable: this CPU lacks AVX2, which the bundled model engine needs; "
+                    "search is lexical"]
 
 
 def test_a_damaged_vector_file_means_lexical_search_a_check_failure_and_reindex_rebuilds_it(
@@ -257,3 +249,68 @@ def test_hostile_queries_under_hybrid_search_answer_200_or_4xx_within_the_budget
             assert time.perf_counter() - started < 2.0, (path, query[:30])  # one second of budget, and the page
             if path.startswith("/api") and response.status_code == 200:
                 assert response.json()["ranking"] in ("hybrid", "lexical")
+
+
+def test_a_translated_hit_is_shown_in_the_language_the_reader_searched_in(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "faq.en.md", "# FAQ\n\n## How do I freeze layers?\n\nSet `trainable=False`.\n\n"
+           "## Why is loading slow?\n\nUse `mmap`.\n")
+    _write(content, "faq.zh.md", "# 常见问题\n\n## 如何冻结层？\n\n设置 `trainable=False`。\n\n"
+           "## 为什么加载很慢？\n\n使用 `mmap`。\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        def first(query: str, **params: str) -> tuple[str, list[str]]:
+            hit = client.get("/api/v1/search", params={"q": query, **params}).json()["results"][0]
+            return hit["title"], [t["title"] for t in hit["translations"]]
+
+        # `trainable` is in both answers; the Chinese reader gets the Chinese twin, the English reader the English.
+        assert first("trainable 怎么设置") == ("如何冻结层？", ["How do I freeze layers?"])
+        assert first("trainable setting") == ("How do I freeze layers?", ["如何冻结层？"])
+        assert first("trainable 怎么设置", prefer="en")[0] == "How do I freeze layers?"
+
+
+def test_related_entries_include_those_close_in_meaning_in_the_other_language(
+        ingested: Settings, model: embedding.Embedder) -> None:
+    english = "How do I stop some layers from being trained?"
+    with (ingested.content_dir / "tuning.en.md").open("w", encoding="utf-8") as handle:
+        handle.write(f"# Tuning\n\n## {english}\n\nTurn off their gradients first.\n\n"  # and enough English
+                     + "".join(f"## Why does step {k} fail?\n\nCheck the log of step {k}.\n\n" for k in range(30)))
+    run_ingest(ingested, progress=False)
+    build_vectors(ingested, str(current_name(ingested)), model)
+    with InProcessClient(create_app(ingested)) as client:
+        hit = client.get("/api/v1/search", params={"q": FROZEN, "lang": "zh"}).json()["results"][0]
+        entry = client.get(f"/api/v1/entries/{hit['id']}").json()
+        lexical = InProcessClient(create_app(ingested.model_copy(update={"semantic": False})))
+        with lexical:
+            before = lexical.get(f"/api/v1/entries/{hit['id']}").json()
+    assert entry["title"] == FROZEN and entry["translations"] == []
+    assert english in [related["title"] for related in entry["related"]]  # no shared word: found by meaning
+    assert english not in [related["title"] for related in before["related"]]
+
+
+def test_faq_embed_says_in_one_line_when_it_cannot(ingested: Settings, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested)
+    with semantic.embedding_turn(ingested) as mine:  # a running server is embedding
+        assert mine
+        assert cli.main(["embed", "--quiet"]) == 1
+    assert "another process is making the vectors now" in capsys.readouterr().err
+    monkeypatch.setattr(embedding, "cpu_problem", lambda *_: "this CPU lacks AVX2, which the bundled model "
+                                                              "engine needs")
+    assert cli.main(["embed", "--quiet"]) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "lacks AVX2" in error and "search stays lexical" in error
+
+
+def test_a_lone_identifier_is_found_by_its_spelling_and_never_waits_for_the_model() -> None:
+    from app.search.engine import reads_as_words
+
+    lone = ("LLAMA_OPT_01234_FLAG", "libnccl.so.2", "ｌｌａｍａ＿ｏｐｔ＿０１２３４", "peft==0.3.0", " flash-attn ")
+    for query in lone:
+        assert not reads_as_words(query), query
+    for query in ("FSDP", "CUDA out of memory", "显存", "llama_opt 显存不足", "how to set PYTORCH_CUDA_ALLOC_CONF"):
+        assert reads_as_words(query), query

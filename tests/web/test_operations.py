@@ -163,3 +163,18 @@ def test_faq_stats_lists_what_found_nothing_first(portal: Settings, monkeypatch:
     assert _stats(argparse.Namespace(days=30, limit=20), portal) == EXIT_OK
     out = capsys.readouterr().out
     assert out.index("hccl timeout") < out.index("most frequent") < out.index("cuda oom")
+
+
+def test_a_search_out_of_time_before_scoring_anything_says_so_and_is_not_counted_as_finding_nothing(
+        portal: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search import ranking
+
+    monkeypatch.setattr(ranking, "SEARCH_BUDGET", -1.0)  # spent before the first term is scored
+    with InProcessClient(create_app(portal)) as client:
+        answer = client.get("/api/v1/search", params={"q": "FSDP"}).json()
+        page = client.get("/search", params={"q": "FSDP"}).text
+        bearer = {"Authorization": f"Bearer {TOKEN}"}
+        stats = client.get("/api/v1/admin/queries", params={"days": 7}, headers=bearer).json()
+    assert answer["partial"] is True and answer["total"] == 0
+    assert "ran out of time" in page and "No entry matches" not in page
+    assert stats["zero_results"] == [] and stats["top"] == []

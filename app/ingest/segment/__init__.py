@@ -4,6 +4,13 @@ candidates (every way a section could hold entries) → evidence (how much each 
 questions) → decision (the best-supported reading per section). See `decide.py`.
 """
 
-from app.ingest.segment.decide import HINTS, ParsedDocument, ParsedEntry, SectionDecision, segment_markdown
+from app.ingest.segment.decide import (
+    HINTS,
+    ParsedDocument,
+    ParsedEntry,
+    SectionDecision,
+    segment_markdown,
+    suggest_hint,
+)
 
-__all__ = ["HINTS", "ParsedDocument", "ParsedEntry", "SectionDecision", "segment_markdown"]
+__all__ = ["HINTS", "ParsedDocument", "ParsedEntry", "SectionDecision", "segment_markdown", "suggest_hint"]

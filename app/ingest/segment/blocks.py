@@ -1,8 +1,9 @@
-"""The document as markdown-it sees it: sections under headings, `<details>` units, plain text.
+"""The document as markdown-it sees it: sections under headings, titled units, plain text.
 
-markdown-it's syntax tree is the only parser. A `<details>` block whose summary asks a
-question is one unit, headings inside it included (they belong to its answer); any other
-`<details>` is transparent.
+markdown-it's syntax tree is the only parser. A titled block whose title asks a question — a
+`<details>` with its `<summary>`, or a mkdocs admonition `??? note "Q: …"` with its indented
+body — is one unit, headings inside it included (they belong to its answer); any other is
+transparent.
 """
 
 from __future__ import annotations
@@ -24,17 +25,25 @@ SUMMARY = re.compile(r"(?is)<summary\b[^>]*>(.*?)</summary\s*>")
 BOLD_WRAPPER = re.compile(r"(?is)^\s*<(b|strong)>(.*)</\1>\s*$")
 TAG = re.compile(r"<[^>]+>")
 HTML_HEADING = re.compile(r"(?is)^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>[ \t]*(?:\n|$)")
+# mkdocs-material / Python-Markdown admonitions: `!!! note "Title"`, collapsible `??? tip "Title"`, `???+ …`.
+ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*[ \t]+"(.*)"[ \t]*$')
+ADMONITION_INDENT = 4
+# An anchor that only names a place (`<a id="x">`, `<a name="1"></a>`): no text of the question.
+NAME_ANCHOR = re.compile(r"(?i)<a\s(?![^>]*\bhref\s*=)[^>]*\b(?:name|id)\s*=[^>]*>")
+TRAILING_BREAK = re.compile(r"(?i)\s*(?:<\s*/?\s*br\s*/?\s*>|\\)\s*$")
+BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s*$")
 
 
 @dataclass(frozen=True)
 class Details:
-    """A `<details>` block whose `<summary>` is a question: one entry, headings inside included."""
+    """A titled block whose title is a question (`<details>`/`<summary>`, an admonition): one entry."""
 
-    start: int  # 0-based line of `<details>`
+    start: int  # 0-based line of `<details>` or of the admonition
     end: int  # exclusive
     summary_line: int
-    question: str  # the summary's source, tags and a `<b>` wrapper removed
-    body_start: int  # first line after `</summary>`
+    question: str  # the title's source, tags and a `<b>` wrapper removed
+    body_start: int  # first line after `</summary>` or after the admonition's title line
+    indent: int = 0  # spaces the body is indented by (an admonition's 4)
 
 
 @dataclass
@@ -112,7 +121,7 @@ def sections(root: SyntaxTreeNode, lines: list[str]) -> list[Section]:
 
 
 def _fold_details(blocks: list[SyntaxTreeNode], lines: list[str]) -> list[SyntaxTreeNode | Details]:
-    """Replace the blocks inside each question `<details>` by one Details unit."""
+    """Replace the blocks inside each question `<details>` or admonition by one Details unit."""
     code = _code_lines(blocks)
     result: list[SyntaxTreeNode | Details] = []
     skip_until = -1
@@ -121,6 +130,8 @@ def _fold_details(blocks: list[SyntaxTreeNode], lines: list[str]) -> list[Syntax
         details = None
         if block.type == "html_block" and end > skip_until:
             details = _question_details(block, max(start, skip_until), blocks[index + 1:], lines, code)
+        elif block.type == "paragraph" and start >= skip_until:
+            details = _question_admonition(start, lines)
         if start >= skip_until:
             result.append(details or block)
         elif details is not None:
@@ -162,6 +173,22 @@ def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[Syn
     body_start = start + head[:summary.end()].count("\n") + 1
     return Details(start=start, end=_details_end(start, following, lines, code), summary_line=summary_line,
                    question=question, body_start=body_start)
+
+
+def _question_admonition(start: int, lines: list[str]) -> Details | None:
+    """An admonition (`??? note "Q: …"`) whose title asks, with its indented body."""
+    match = ADMONITION.match(lines[start].rstrip())
+    if match is None or not question_score(TAG.sub("", match.group(1))):
+        return None
+    end = start + 1
+    for number in range(start + 1, len(lines)):
+        line = lines[number]
+        if line.strip() and not line.startswith((" " * ADMONITION_INDENT, "\t")):
+            break
+        if line.strip():
+            end = number + 1
+    return Details(start=start, end=end, summary_line=start, question=" ".join(match.group(1).split()),
+                   body_start=start + 1, indent=ADMONITION_INDENT)
 
 
 def _details_end(start: int, following: Sequence[SyntaxTreeNode], lines: list[str], code: set[int]) -> int:
@@ -224,6 +251,29 @@ def span(node: SyntaxTreeNode) -> tuple[int, int]:
 
 def _heading_source(line: str) -> str:
     return re.sub(r"^\s{0,3}#{1,6}\s*", "", line).rstrip().rstrip("#").rstrip()
+
+
+def question_source(line: str) -> str:
+    """A question's first line as written, without a trailing hard break (`<br>`, `</br>`, `\\`) and
+    without the `**…**` or `<strong>…</strong>` that wraps all of it."""
+    source = TRAILING_BREAK.sub("", line.strip()).strip()
+    match = BOLD_LINE.match(source)
+    if match:
+        return (match.group(1) or match.group(3)).strip()
+    wrapped = BOLD_WRAPPER.match(source)
+    if wrapped:
+        return wrapped.group(2).strip()
+    return source
+
+
+def without_name_anchors(source: str) -> str:
+    """A question's source without anchors that only name a place (`<a name="1"></a>`, `<a id=…>…</a>`)."""
+    if not NAME_ANCHOR.search(source):
+        return source
+    text = NAME_ANCHOR.sub("", source)
+    if not re.search(r"(?i)<a\s", text):  # no link left: every `</a>` closed a name anchor
+        text = re.sub(r"(?i)</a\s*>", "", text)
+    return text.strip()
 
 
 def trim(text: str) -> str:

@@ -1,42 +1,49 @@
 """Every way a section's blocks could hold FAQ entries, with the evidence for each.
 
 A candidate group is one reading of a section: its list items are the questions, or its
-`Q:` paragraphs, or its table rows, or its `<details>` blocks, or its heading. The
-decision (`decide.py`) picks among them; this module only proposes and scores.
+question paragraphs (`Q:` labels, bold questions, definition terms), or its table rows, or
+its titled blocks (`<details>`, admonitions), or its heading. The decision (`decide.py`)
+picks among them; this module only proposes and scores.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from markdown_it.tree import SyntaxTreeNode
 
 from app.ingest.segment.blocks import (
-    BOLD_WRAPPER,
+    BOLD_LINE,
     TAG,
     Section,
     cell_markdown,
     cell_text,
     first_line_nodes,
     paragraph_text,
+    question_source,
     span,
     trim,
 )
 from app.ingest.segment.evidence import (
     ANSWER_PREFIX,
-    Q_PREFIX,
     TABLE_QUESTION_HEADER,
+    has_answer_label,
+    has_question_label,
+    is_answer_part,
     question_score,
 )
 from app.ingest.text import plain_inline
 
 LIST_MARKER = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])(\s+|$)")
-BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s*$")
 BOLD_COLON = re.compile(r"^\*\*(.+?)\*\*\s*[:：]\s*(\S.*)$")
 STRAY_DETAILS_CLOSE = re.compile(r"(?im)^\s*</details>\s*$")
+DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer` line under its term
+QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
+TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
+TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
 LABELLED_RULE = "`Q:` / `问：` paragraph"
 
 
@@ -62,6 +69,7 @@ class Group:
     qualifies: bool = False
     navigation: bool = False  # a list whose items are only links (a table of contents)
     why: str = ""  # why it qualifies or not, in words
+    notes: list[str] = field(default_factory=list)  # for the ingest summary: what was left out, and why
 
     @property
     def score(self) -> float:
@@ -74,50 +82,84 @@ def without_stray_close(answer: str) -> str:
     return answer if "<details" in answer.lower() else trim(STRAY_DETAILS_CLOSE.sub("", answer))
 
 
+def _dedent(lines: Sequence[str], most: int) -> list[str]:
+    """Lines without the indentation (up to `most` spaces) they all share."""
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if line.strip()]
+    common = min([most, *indents])
+    return [line[min(common, len(line) - len(line.lstrip(" "))):] for line in lines]
+
+
 # ---------------------------------------------------------------- lists
 
 
-def list_groups(section: Section, lines: list[str], faq_scope: bool) -> Iterator[Group]:
-    """Each top-level list of the section, read as one entry per item."""
+def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_document: bool) -> Iterator[Group]:
+    """Each top-level list of the section (numbering that continues across lists joins them), one entry per item.
+
+    `faq_scope`: the section's headings say FAQ; `faq_document`: the document or the section says it is one.
+    """
+    for run in _list_runs(section):
+        ordered = run[0][0].type == "ordered_list"
+        items = [item for _, item in run]
+        group = Group(kind="list", rule="ordered list item" if ordered else "bullet list item", line=span(run[0][0])[0])
+        ends = [span(run[k + 1][1])[0] if k + 1 < len(run) and run[k + 1][0] is not block else span(item)[1]
+                for k, (block, item) in enumerate(run)]
+        facts = _joined_answers([_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)])
+        group.units = [unit for unit, _ in facts]
+        count = len(facts)
+        navigation = sum(f["link_only"] for _, f in facts)
+        asking = sum((u.score > 0 or f["bold"]) and not f["answer_part"] for u, f in facts)
+        bodies = sum(f["body"] for _, f in facts)
+        bold_colon = sum(f["bold_colon"] for _, f in facts)
+        topics = sum(f["body"] and f["short"] and not f["answer_part"] for _, f in facts)
+        group.navigation = navigation * 2 >= count
+        if group.navigation:
+            group.why = f"{navigation} of {count} items are only a link: navigation"
+        elif ordered and asking / count >= MIN_LIST_SHARE:
+            group.qualifies = True
+            group.why = f"{asking} of {count} items lead with a question, an error or a bold title"
+        elif faq_scope and not ordered and bold_colon * 2 >= count and count >= 2:
+            group.qualifies = True
+            group.rule = "bullet `**symptom**: answer`"
+            group.why = f"{bold_colon} of {count} items are `**symptom**: answer` lines in an FAQ section"
+        elif faq_document and count >= 2 and topics == count:
+            group.qualifies = True
+            group.rule = f"{group.rule} (a topic in an FAQ)"
+            group.why = f"all {count} items name a topic in one short line with an answer under it, in an FAQ"
+            group.units = [_as_topic(unit) for unit in group.units]
+        else:
+            asks = sum(u.score > 0 and not f["answer_part"] for u, f in facts)
+            group.qualifies = not ordered and (asks / count >= MIN_LIST_SHARE and bodies / count >= MIN_LIST_SHARE
+                                               and (asks >= 2 or faq_scope))
+            group.why = (f"{asks} of {count} items lead with a question or an error, "
+                         f"{bodies} have an answer under them")
+        if bold_colon * 2 >= count and faq_scope:
+            group.units = [_bold_colon_unit(unit) for unit in group.units]
+        yield group
+
+
+def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:
+    """The section's lists as runs of (list, item); an ordered list whose numbering continues the one
+    before it (`11.` after a list that ended at `10.`) is the same list, cut by an answer indented too little."""
+    run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]] = []
+    next_number = None
     for block in section.blocks:
         if block.type not in {"ordered_list", "bullet_list"}:
             continue
         items = [c for c in block.children if c.type == "list_item"]
         if not items:
             continue
-        ordered = block.type == "ordered_list"
-        group = Group(kind="list", rule="ordered list item" if ordered else "bullet list item",
-                      line=span(block)[0])
-        facts = [_item_facts(item, lines) for item in items]
-        group.units = [unit for unit, _ in facts]
-        navigation = sum(f["link_only"] for _, f in facts)
-        asking = sum(u.score > 0 or f["bold"] for u, f in facts)
-        bodies = sum(f["body"] for _, f in facts)
-        bold_colon = sum(f["bold_colon"] for _, f in facts)
-        share = asking / len(items)
-        group.navigation = navigation * 2 >= len(items)
-        if group.navigation:
-            group.why = f"{navigation} of {len(items)} items are only a link: navigation"
-        elif ordered:
-            group.qualifies = share >= MIN_LIST_SHARE
-            group.why = f"{asking} of {len(items)} items lead with a question, an error or a bold title"
-        elif faq_scope and bold_colon * 2 >= len(items) and len(items) >= 2:
-            group.qualifies = True
-            group.rule = "bullet `**symptom**: answer`"
-            group.why = f"{bold_colon} of {len(items)} items are `**symptom**: answer` lines in an FAQ section"
-        else:
-            asks = sum(u.score > 0 for u, _ in facts)
-            group.qualifies = (asks / len(items) >= MIN_LIST_SHARE and bodies / len(items) >= MIN_LIST_SHARE
-                               and (asks >= 2 or faq_scope))
-            group.why = (f"{asks} of {len(items)} items lead with a question or an error, "
-                         f"{bodies} have an answer under them")
-        if bold_colon * 2 >= len(items) and faq_scope:
-            group.units = [_bold_colon_unit(unit) for unit in group.units]
-        yield group
+        start = int(str(block.attrs.get("start", 1))) if block.type == "ordered_list" else None
+        if run and (start is None or start != next_number):
+            yield run
+            run = []
+        run += [(block, item) for item in items]
+        next_number = start + len(items) if start is not None else None
+    if run:
+        yield run
 
 
-def _item_facts(item: SyntaxTreeNode, lines: list[str]) -> tuple[Unit, dict[str, bool]]:
-    start, end = span(item)
+def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit, dict[str, bool]]:
+    start, _ = span(item)
     first = lines[start] if start < len(lines) else ""
     marker = LIST_MARKER.match(first)
     indent = len(marker.group(0)) if marker else 0
@@ -130,17 +172,34 @@ def _item_facts(item: SyntaxTreeNode, lines: list[str]) -> tuple[Unit, dict[str,
     for line in lines[start + 1:end]:
         spaces = len(line) - len(line.lstrip(" "))
         body_lines.append(line[min(spaces, indent):])
-    answer = trim("\n".join(body_lines))
-    bold = _bold_first_line(visible)
+    answer = ANSWER_PREFIX.sub("", trim("\n".join(body_lines)), count=1)
     facts = {
         "link_only": bool(visible) and all(n.type == "link" for n in visible),
-        "bold": bold,
+        "bold": _bold_first_line(visible),
         "bold_colon": bool(BOLD_COLON.match(source)),
         "body": bool(answer.strip()),
+        "short": len(text) <= TOPIC_LENGTH,
+        "answer_part": is_answer_part(text),
+        "answer_label": has_answer_label(text),
     }
-    question = _unwrap_bold(source)
+    question = question_source(source)
     return Unit(question=question, title=text or question, answer=without_stray_close(answer),
                 line=start, score=question_score(text)), facts
+
+
+def _joined_answers(facts: list[tuple[Unit, dict[str, bool]]]) -> list[tuple[Unit, dict[str, bool]]]:
+    """Items labelled `A:` / `答：` are the answer of the item before them, not entries."""
+    joined: list[tuple[Unit, dict[str, bool]]] = []
+    for unit, fact in facts:
+        if fact["answer_label"] and joined:
+            previous, previous_fact = joined[-1]
+            reply = ANSWER_PREFIX.sub("", unit.question, count=1)
+            answer = "\n\n".join(part for part in (previous.answer, reply, unit.answer) if part.strip())
+            joined[-1] = (Unit(question=previous.question, title=previous.title, answer=answer,
+                               line=previous.line, score=previous.score), {**previous_fact, "body": True})
+        else:
+            joined.append((unit, fact))
+    return joined
 
 
 def _bold_first_line(nodes: list[SyntaxTreeNode]) -> bool:
@@ -161,24 +220,30 @@ def _bold_colon_unit(unit: Unit) -> Unit:
                 line=unit.line, score=max(unit.score, 0.5))
 
 
-def _unwrap_bold(source: str) -> str:
-    """A first line without the `**…**` or `<strong>…</strong>` that wraps all of it."""
-    source = source.strip()
-    match = BOLD_LINE.match(source)
-    if match:
-        return (match.group(1) or match.group(3)).strip()
-    wrapped = BOLD_WRAPPER.match(source)
-    if wrapped:
-        return wrapped.group(2).strip()
-    return source
+def _as_topic(unit: Unit) -> Unit:
+    return Unit(question=unit.question, title=unit.title, answer=unit.answer, line=unit.line,
+                score=max(unit.score, TOPIC_SCORE))
 
 
-# ---------------------------------------------------------------- Q:/A: and bold question paragraphs
+# ---------------------------------------------------------------- question paragraphs
+
+
+def _lead_text(block: SyntaxTreeNode) -> str:
+    """The plain text of a paragraph, or of a blockquote's first paragraph."""
+    if block.type == "blockquote":
+        inner = block.children[0] if block.children else None
+        return paragraph_text(inner) if inner is not None and inner.type == "paragraph" else ""
+    return paragraph_text(block) if block.type == "paragraph" else ""
 
 
 def is_qa_paragraph(block: SyntaxTreeNode) -> bool:
-    """A paragraph labelled as a question: `Q:`, `Q3:`, `问：`, `问题2：`, bold or not."""
-    return block.type == "paragraph" and bool(Q_PREFIX.match(paragraph_text(block)))
+    """A paragraph (or quoted paragraph) labelled as a question: `Q:`, `Q3:`, `问：`, `问题2：`, bold or not."""
+    return has_question_label(_lead_text(block))
+
+
+def is_answer_paragraph(block: SyntaxTreeNode) -> bool:
+    """A paragraph (or quoted paragraph) labelled as an answer: `A:`, `**A1**:`, `答：`."""
+    return has_answer_label(_lead_text(block))
 
 
 def _is_bold_question(block: SyntaxTreeNode, lines: list[str]) -> bool:
@@ -189,44 +254,82 @@ def _is_bold_question(block: SyntaxTreeNode, lines: list[str]) -> bool:
     return match is not None and question_score(TAG.sub("", match.group(1) or match.group(3) or "")) >= 0.9
 
 
+def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
+    """A definition list's term: one line, then `: ` and the definition (Hugo, PHP Markdown Extra, Pandoc)."""
+    start, end = span(block)
+    return block.type == "paragraph" and end - start >= 2 and bool(DEFINITION.match(lines[start + 1]))
+
+
 def qa_group(section: Section, lines: list[str]) -> Group | None:
-    """The section's `Q:`-labelled (or bold question) paragraphs, each answered up to the next."""
+    """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
+    (two or more); else definition terms that ask (or two or more)."""
     labelled = [b for b in section.blocks if is_qa_paragraph(b)]
-    rule = LABELLED_RULE
+    rule, why = LABELLED_RULE, "open with a question label"
     if not labelled:
         labelled = [b for b in section.blocks if _is_bold_question(b, lines)]
-        rule = "bold question paragraph"
+        rule, why = "bold question paragraph", "are a bold question"
         if len(labelled) < 2:
-            return None
+            terms = [b for b in section.blocks if _is_definition_term(b, lines)]
+            asking = [b for b in terms if question_score(lines[span(b)[0]].strip())]
+            labelled = terms if len(terms) >= 2 else asking
+            rule, why = "definition list term", "are definition list terms (`: answer` under them)"
+            if not labelled:
+                return None
     group = Group(kind="qa", rule=rule, line=span(labelled[0])[0], qualifies=True,
-                  why=f"{len(labelled)} paragraphs open with a question label or are a bold question")
+                  why=f"{len(labelled)} paragraphs {why}")
+    quoted = {n for b in section.blocks if b.type == "blockquote" for n in range(*span(b))}
+    source_lines = [QUOTE_MARKER.sub("", line) if n in quoted else line for n, line in enumerate(lines)]
     for i, block in enumerate(labelled):
         start, end = span(block)
-        question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(lines[k])), end)
         answer_end = span(labelled[i + 1])[0] if i + 1 < len(labelled) else section.end_line
-        source = " ".join(line.strip() for line in lines[start:question_end])
-        question = _unwrap_bold(source)
-        answer = ANSWER_PREFIX.sub("", trim("\n".join(lines[question_end:answer_end])), count=1)
-        group.units.append(Unit(question=question, title=TAG.sub("", _plain(question)), line=start,
-                                answer=without_stray_close(answer), score=question_score(_plain(question))))
+        if rule == "definition list term":
+            question_end = start + 1
+            answer_lines = [DEFINITION.sub("", source_lines[question_end], count=1),
+                            *_dedent(source_lines[question_end + 1:answer_end], most=4)]
+        else:
+            question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(source_lines[k])), end)
+            answer_lines = source_lines[question_end:answer_end]
+        source = question_source(" ".join(line.strip() for line in source_lines[start:question_end]))
+        answer = ANSWER_PREFIX.sub("", trim("\n".join(answer_lines)), count=1)
+        if not answer.strip():
+            group.notes.append(f"line {start + 1}: the question {_short(source)} has no answer; it stays in the "
+                               "document, not an entry")
+            continue
+        group.units.append(Unit(question=source, title=TAG.sub("", _plain(source)), line=start,
+                                answer=without_stray_close(answer), score=question_score(_plain(source))))
     return group
+
+
+def orphan_answers(section: Section, first_question: int | None) -> list[int]:
+    """0-based lines of answer-labelled paragraphs with no question before them in the section."""
+    return [span(b)[0] for b in section.blocks
+            if is_answer_paragraph(b) and (first_question is None or span(b)[0] < first_question)]
 
 
 def _plain(source: str) -> str:
     return " ".join(re.sub(r"\*\*|__|`", "", source).split())
 
 
-# ---------------------------------------------------------------- <details> and tables
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= 60 else text[:57] + "…")
+
+
+# ---------------------------------------------------------------- titled blocks and tables
 
 
 def details_group(section: Section, lines: list[str]) -> Group | None:
-    """The section's `<details>` blocks whose summary is a question."""
+    """The section's `<details>` blocks and admonitions whose title is a question."""
     if not section.details:
         return None
-    group = Group(kind="details", rule="`<details>` with a question `<summary>`", line=section.details[0].start,
-                  qualifies=True, why=f"{len(section.details)} `<summary>` lines ask a question")
+    admonitions = all(d.indent for d in section.details)
+    rule = "admonition with a question title" if admonitions else "`<details>` with a question `<summary>`"
+    what = "admonition titles" if admonitions else "`<summary>` lines"
+    group = Group(kind="details", rule=rule, line=section.details[0].start,
+                  qualifies=True, why=f"{len(section.details)} {what} ask a question")
     for details in section.details:
-        body = lines[details.body_start:details.end]
+        body = _dedent(lines[details.body_start:details.end], most=details.indent) if details.indent else \
+            lines[details.body_start:details.end]
         while body and not body[-1].strip():
             body.pop()
         if body and re.fullmatch(r"(?i)\s*</details>\s*", body[-1]):
@@ -239,24 +342,32 @@ def details_group(section: Section, lines: list[str]) -> Group | None:
 
 
 def table_groups(section: Section) -> Iterator[Group]:
-    """Each table whose first column is headed like errors or questions: one entry per row."""
+    """Each table whose first column is headed like errors or questions (or holds `Q:` labels): one entry per row.
+
+    A row whose first cell is empty asks nothing: it is left in the document and named in a note.
+    """
     for block in section.blocks:
         if block.type != "table":
             continue
         rows = [row for part in block.children for row in part.children if row.type == "tr"]
         header = [cell_text(c) for c in rows[0].children] if rows else []
         group = Group(kind="table", rule="table row", line=span(block)[0])
-        if len(rows) < 2 or len(header) < 2 or not TABLE_QUESTION_HEADER.search(header[0]):
+        labelled = sum(has_question_label(cell_text(row.children[0])) for row in rows[1:] if row.children)
+        if len(rows) < 2 or len(header) < 2 or not (
+                TABLE_QUESTION_HEADER.search(header[0]) or labelled * 2 >= len(rows) - 1):
             group.why = f"first column headed {header[0]!r}, not errors or questions" if header else "no rows"
             yield group
             continue
         group.qualifies = True
-        group.why = f"first column headed {header[0]!r}"
+        group.why = f"first column headed {header[0]!r}" + (f", {labelled} cells labelled `Q:`" if labelled else "")
         for row in rows[1:]:
             cells = row.children
-            answer = "\n\n".join(cell_markdown(c) for c in cells[1:] if cell_markdown(c))
             line = row.map[0] if row.map else section.start_line
-            text = cell_text(cells[0])
+            text = cell_text(cells[0]) if cells else ""
+            if not text:
+                group.notes.append(f"line {line + 1}: a table row with an empty first cell is not an entry")
+                continue
+            answer = "\n\n".join(cell_markdown(c) for c in cells[1:] if cell_markdown(c))
             group.units.append(Unit(question=cell_markdown(cells[0]), title=text, answer=answer, line=line,
                                     score=max(question_score(text), 0.5)))
         yield group

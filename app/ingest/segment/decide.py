@@ -3,42 +3,58 @@
 Order of reasoning:
 1. Scope: in a long document (a README, a guide) with an FAQ / troubleshooting section,
    only that section holds entries; a README without one holds none.
-2. A section whose heading asks a question is one entry; headings under it that do not
-   ask one belong to its answer.
-3. Otherwise the section's blocks are read every way they could hold entries (list items,
-   `Q:` paragraphs, `<details>`, table rows) and the best-supported reading wins.
-4. A section with none of those is an entry of its own only in documents whose entries
+2. Explicit labels are the strongest evidence: blocks labelled `Q:` / `问：` (paragraphs,
+   quotes, list items, table cells) or titled blocks whose title asks (`<details>`,
+   admonitions) are the entries wherever they stand.
+3. Otherwise a heading is an entry when it asks a question (or names an error), when its
+   sub-headings are the parts of one answer (`Analysis`, `Solutions`), or when it stands
+   among question headings of its level in a document that says it is an FAQ, by its names
+   or by its shape (regular siblings name topics too). The sub-headings under it that ask
+   nothing belong to its answer, up to the first that is an entry of its own.
+4. Otherwise the section's blocks are read every way they could hold entries (list items,
+   question paragraphs, table rows) and the best-supported reading wins.
+5. A section with none of those is an entry of its own only in documents whose entries
    are headings; where the document's entries are list items or paragraphs, its headings
-   are categories (breadcrumbs).
-An editor's hint in front matter (`entries: list-items`, `entries: h3` …) overrides 2–4.
+   are categories (breadcrumbs). Navigation (tables of contents, link lists, a heading
+   named `Contents` or `目录`) is never an entry.
+An editor's hint in front matter (`entries: list-items`, `entries: h3` …) overrides 2–5.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from app.ingest.segment.blocks import Section, parse, sections, trim
+from app.ingest.segment.blocks import Section, parse, sections, trim, without_name_anchors
 from app.ingest.segment.candidates import (
     LABELLED_RULE,
     Group,
     Unit,
     details_group,
     list_groups,
+    orphan_answers,
     qa_group,
     table_groups,
 )
 from app.ingest.segment.evidence import (
     README_NAME,
+    has_question_label,
+    heading_score,
+    is_answer_part,
     is_container,
     is_faq_section,
     is_generic,
+    is_navigation,
     question_score,
     strip_numbering,
 )
 
 HINTS = ("headings", "list-items", "qa", "details", "table", "none", "h1", "h2", "h3", "h4", "h5", "h6")
 CLOSE_CALL = 0.8  # a losing reading with this share of the winner's evidence makes a close call
+FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
+ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
+SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,7 @@ class SectionDecision:
     entries: int = 0
     losers: list[str] = field(default_factory=list)
     close_call: bool = False
+    notes: list[str] = field(default_factory=list)  # for the ingest summary: what was left out, and why
 
 
 @dataclass
@@ -74,22 +91,58 @@ class ParsedDocument:
     entries: list[ParsedEntry] = field(default_factory=list)
     decisions: list[SectionDecision] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the ingest summary (bad hints, close calls)
+    says_faq: bool = False  # its title, file name, folder or a heading says FAQ
+    reading: str = ""  # what the whole document says about its structure, for `faq inspect`
 
     @property
     def close_calls(self) -> list[SectionDecision]:
         """Sections whose reading was nearly another one."""
         return [d for d in self.decisions if d.close_call]
 
+    @property
+    def question_like(self) -> int:
+        """Entries whose title asks a question or names an error."""
+        return sum(question_score(e.title) > 0 for e in self.entries)
+
+    def shortfall(self) -> str | None:
+        """Why a document that says it is an FAQ yields almost nothing, or None when it does not."""
+        if not self.says_faq:
+            return None
+        if len(self.entries) < FEW_ENTRIES:
+            return f"says it is an FAQ but yields {len(self.entries)} entr{'y' if len(self.entries) == 1 else 'ies'}"
+        if self.question_like * 2 < len(self.entries):
+            return (f"says it is an FAQ but {len(self.entries) - self.question_like} of its {len(self.entries)} "
+                    "entries do not read as questions")
+        return None
+
+
+@dataclass
+class _Reading:
+    """What the whole document says about how its sections hold entries."""
+
+    lines: list[str]
+    readings: dict[int, list[Group]]  # by id(section)
+    forced: str | None
+    faq_document: bool
+    entry_level: int | None  # the heading level where this document's question headings stand
+    first_question: int | None = None  # 0-based line of the first question heading at that level (in an FAQ)
+    block_style: bool = False  # its entries are list items, paragraphs or titled blocks, not headings
+    qa_total: int = 0
+    absorbed: set[int] = field(default_factory=set)
+
 
 def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
-                     file_name: str = "") -> ParsedDocument:
-    """Split a markdown document (already decoded, front matter blanked) into entries."""
+                     file_name: str = "", title: str = "") -> ParsedDocument:
+    """Split a markdown document (already decoded, front matter blanked) into entries.
+
+    `title` is the front matter's title, if any: like the file name, it can say the document is an FAQ.
+    """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     all_sections = sections(parse(text), lines)
     title_section = _title_section(all_sections)
     document = ParsedDocument(title=_document_title(all_sections, fallback_title))
-    forced = _read_hint(hint, document)
+    forced = _read_hint(hint, document, all_sections)
     if title_section is not None:
         title_section.is_title = True
     scope_note = _restrict_to_faq_sections(all_sections, title_section, file_name, forced)
@@ -100,24 +153,25 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
         for section in scoped:
             if section.path[:1] == (title_section.title,):
                 section.path = section.path[1:]
-    readings = {id(s): _readings(s, lines, _faq_scope(s)) for s in scoped}
-    qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
-    # Is this a document of list / paragraph / <details> entries, or of heading entries?
-    block_units = (qa_total if qa_total >= 2 else 0) + sum(
-        len(g.units) for s in scoped if not _heading_asks(s)
-        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
-    headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
-                                                          and _has_content(s))]
-    block_style = block_units > len(headings)
-    absorbed: set[int] = set()
+    document.says_faq = _says_faq(document.title, title, file_name, all_sections)
+    reading = _read_shape(scoped, lines, forced, document.says_faq)
+    document.reading = _describe(reading, document.says_faq)
+    empty = [s.heading_line + 1 for s in scoped if s.heading is not None and not s.title.strip()]
+    if empty:
+        document.notes.append(f"{len(empty)} heading(s) with no text (line {', '.join(map(str, empty[:5]))}): "
+                              "not entries")
     for section in scoped:
-        if id(section) in absorbed:
+        if id(section) in reading.absorbed:
             continue
-        decision, units, kind = _decide(section, readings[id(section)], lines, block_style, forced,
-                                        qa_total, absorbed)
+        decision, units, kind = _decide(section, reading.readings[id(section)], reading)
         document.decisions.append(decision)
         own = kind == "heading"
         document.entries += [_entry(u, section, kind, decision.chosen, own) for u in units]
+        document.notes += decision.notes
+        if not own or not units:
+            first = min((u.line for u in units), default=None)
+            document.notes += [f"line {n + 1}: an answer (`A:`) with no question before it stays in the document"
+                               for n in orphan_answers(section, first)]
     unreadable = [e for e in document.entries if not e.title.strip()]
     if unreadable:
         # A heading of nothing but markup (`` ` ``, `**`) asks nothing: its text stays in the document.
@@ -133,6 +187,52 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
         document.notes.append(f"line {decision.line}: structure was a close call ({decision.chosen}; "
                               f"also possible: {'; '.join(decision.losers)}); see `faq inspect`")
     return document
+
+
+def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, says_faq: bool) -> _Reading:
+    """Every section's readings, and what they say about the whole document: is it an FAQ, where do its
+    question headings stand, are its entries headings or blocks."""
+    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq) for s in scoped}
+    level = _entry_level(scoped)
+    reading = _Reading(lines=lines, readings=readings, forced=forced,
+                       faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level)
+    reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
+    block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
+        len(g.units) for s in scoped if not _heading_asks(s)
+        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
+    headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
+                                                          and _has_content(s))]
+    reading.block_style = block_units > len(headings)
+    if reading.faq_document and level is not None:
+        reading.first_question = min((s.heading_line for s in scoped if s.level == level and _heading_asks(s)),
+                                     default=None)
+    return reading
+
+
+def _describe(reading: _Reading, named: bool) -> str:
+    """The document-wide facts the decisions used, in words; `named`: its title, name, folder or a heading
+    says FAQ."""
+    facts = ["an FAQ (its title, name, folder or a heading says so)" if named else
+             "an FAQ by its shape (most headings of one level ask)" if reading.faq_document else "not an FAQ by name"]
+    if reading.entry_level is not None:
+        facts.append(f"question headings stand at level {reading.entry_level}")
+    facts.append("entries are list items, paragraphs or titled blocks" if reading.block_style
+                 else "entries are headings where no block asks")
+    return "; ".join(facts)
+
+
+def suggest_hint(text: str, inferred: int, file_name: str = "", title: str = "") -> tuple[str, int] | None:
+    """The front matter `entries:` value under which the document reads as an FAQ — more question-like entries
+    than the `inferred` reading's, and mostly questions — with their count; None when no hint does."""
+    best: tuple[str, int] | None = None
+    for hint in HINTS:
+        if hint == "none":
+            continue
+        hinted = segment_markdown(text, hint=hint, file_name=file_name, title=title)
+        found = hinted.question_like
+        if found > inferred and found * 2 >= len(hinted.entries) and (best is None or found > best[1]):
+            best = (hint, found)
+    return best
 
 
 # ---------------------------------------------------------------- scope and title
@@ -153,6 +253,14 @@ def _document_title(found: list[Section], fallback: str) -> str:
     if len(level_one) == 1:
         return level_one[0].title
     return headed[0].title if headed else fallback
+
+
+def _says_faq(document_title: str, title: str, file_name: str, found: list[Section]) -> bool:
+    """The document says it is an FAQ: its title, front matter title, file name, a folder or a heading."""
+    path = PurePosixPath(file_name)
+    names = [document_title, title, path.stem, *path.parent.parts]
+    return any(is_faq_section(name) for name in names if name) or any(
+        is_faq_section(s.title) for s in found if s.heading is not None)
 
 
 def _restrict_to_faq_sections(found: list[Section], title_section: Section | None, file_name: str,
@@ -189,7 +297,28 @@ def _faq_scope(section: Section) -> bool:
     return any(is_faq_section(t) for t in (*section.path, section.title))
 
 
-def _read_hint(hint: object, document: ParsedDocument) -> str | None:
+def _asks_like_an_faq(scoped: list[Section], level: int | None) -> bool:
+    """Its headings say it: at least three of one level, two in three of them, ask."""
+    headings = [s for s in scoped if s.heading is not None and s.level == level and not is_navigation(s.title)]
+    asking = sum(heading_score(s.title) > 0 for s in headings)
+    return asking >= 3 and asking * 3 >= len(headings) * 2
+
+
+def _entry_level(scoped: list[Section]) -> int | None:
+    """The heading level where most headings ask a question: there, regular siblings are entries too."""
+    asking: Counter[int] = Counter()
+    total: Counter[int] = Counter()
+    for section in scoped:
+        if section.heading is not None and not section.is_title and not is_navigation(section.title):
+            total[section.level] += 1
+            asking[section.level] += heading_score(section.title) > 0
+    level = max(asking, key=lambda lvl: (asking[lvl], -lvl), default=None)
+    if level is None or asking[level] < 2 or asking[level] * 2 < total[level]:
+        return None
+    return level
+
+
+def _read_hint(hint: object, document: ParsedDocument, found: list[Section]) -> str | None:
     if hint is None or hint == "":
         return None
     value = str(hint).strip().lower().replace("_", "-").replace(" ", "-")
@@ -197,46 +326,71 @@ def _read_hint(hint: object, document: ParsedDocument) -> str | None:
     if value not in HINTS:
         document.notes.append(f"front matter `entries: {hint}` is not one of {', '.join(HINTS)}; ignored")
         return None
+    if value.startswith("h") and value[1:].isdigit() and not any(
+            s.heading is not None and s.level == int(value[1:]) for s in found):
+        document.notes.append(f"front matter `entries: {hint}`: the document has no level-{value[1:]} heading; "
+                              "ignored")
+        return None
     return value
 
 
 # ---------------------------------------------------------------- per-section decision
 
 
-def _readings(section: Section, lines: list[str], faq_scope: bool) -> list[Group]:
+def _readings(section: Section, lines: list[str], faq_scope: bool, faq_document: bool) -> list[Group]:
     groups: list[Group] = []
     for group in (details_group(section, lines), qa_group(section, lines)):
         if group is not None:
             groups.append(group)
-    groups += list(list_groups(section, lines, faq_scope))
+    groups += list(list_groups(section, lines, faq_scope, faq_document or faq_scope))
     groups += list(table_groups(section))
     return groups
 
 
-def _decide(section: Section, readings: list[Group], lines: list[str], block_style: bool,
-            forced: str | None, qa_total: int, absorbed: set[int]) -> tuple[SectionDecision, list[Unit], str]:
+def _labelled(group: Group) -> bool:
+    """Most of the group's units carry an explicit question label (or a titled block asks)."""
+    if group.kind == "details":
+        return True
+    labels = sum(has_question_label(u.question) for u in group.units)
+    return group.qualifies and labels > 0 and labels * 2 >= len(group.units)
+
+
+def _decide(section: Section, readings: list[Group], reading: _Reading
+            ) -> tuple[SectionDecision, list[Unit], str]:
+    """The section's decision, its entries' units and their kind."""
     decision = SectionDecision(title=section.title or "(before the first heading)",
                                line=section.heading_line + 1, chosen="")
-    if forced is not None:
-        return _decide_forced(section, readings, lines, forced, decision, absorbed)
+    if reading.forced is not None:
+        return _decide_forced(section, readings, reading, decision)
     details = [g for g in readings if g.kind == "details"]
-    others = [g for g in readings if g.kind != "details" and (g.kind != "qa" or qa_total >= 2)]
-    labelled = bool(details) or any(g.rule == LABELLED_RULE for g in others)
-    if _heading_asks(section) and not labelled:
+    # One bold question paragraph in a whole document is emphasis; one `Q:` label is still a question.
+    others = [g for g in readings if g.kind != "details"
+              and (g.kind != "qa" or g.rule == LABELLED_RULE or reading.qa_total >= 2)]
+    labelled = any(_labelled(g) for g in [*details, *others])
+    evidence = _heading_evidence(section, readings, reading)
+    if evidence and not labelled:
         if not _has_content(section) and not section.children:
-            decision.chosen = "a heading with no text: no entry"
+            decision.chosen = "a heading with no answer under it: no entry"
+            if question_score(section.title) >= ASKS:  # a bare error name is a category left empty
+                    decision.notes.append(f"line {decision.line}: the question {section.title[:60]!r} has no answer "
+                                      "under it; it stays in the document, not an entry")
             return decision, [], "heading"
-        if _mostly_questions(section):
+        if _is_category(section, evidence):
             decision.chosen = "a category of question headings: its text stays on the document page"
             return decision, [], "heading"
-        return _heading_decision(section, lines, decision, readings, absorbed, "heading that asks a question")
+        return _heading_decision(section, decision, readings, reading, evidence)
+    if is_navigation(section.title) and not labelled:
+        decision.chosen = f"{section.title!r} names navigation or a preface: no entry"
+        return decision, [], "heading"
     qualifying = sorted((g for g in others if g.qualifies), key=lambda g: -g.score)
     units: list[Unit] = [u for g in details for u in g.units]
     kind = "details" if units else ""
+    decision.notes += [note for g in details for note in g.notes]
     decision.losers = [f"{g.rule} ({g.why})" for g in others if not g.qualifies]
     if qualifying:
         best = qualifying[0]
         units += best.units
+        decision.notes += best.notes
         kind = kind or best.kind
         decision.chosen = best.rule if not details else f"{details[0].rule} and {best.rule}"
         for loser in qualifying[1:]:
@@ -247,11 +401,26 @@ def _decide(section: Section, readings: list[Group], lines: list[str], block_sty
     if units:
         decision.entries = len(units)
         return decision, sorted(units, key=lambda u: u.line), kind
-    return _fallback(section, lines, decision, block_style, readings, absorbed)
+    return _fallback(section, decision, readings, reading)
 
 
-def _fallback(section: Section, lines: list[str], decision: SectionDecision, block_style: bool,
-              readings: list[Group], absorbed: set[int]) -> tuple[SectionDecision, list[Unit], str]:
+def _heading_evidence(section: Section, readings: list[Group], reading: _Reading) -> str:
+    """Why the section's heading is an entry's question (the rule, in words), or "" when it is not."""
+    if section.heading is None or section.is_title:
+        return ""
+    if heading_score(section.title) > 0:
+        return "heading that asks a question"
+    parts = [c for c in section.children if is_answer_part(c.title)]
+    if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
+        return "heading whose sub-headings are the parts of one answer"
+    if (reading.faq_document and section.level == reading.entry_level and not is_container(section.title)
+            and not is_navigation(section.title) and not _table_of_contents(section, readings, reading.lines)):
+        return SIBLING_RULE
+    return ""
+
+
+def _fallback(section: Section, decision: SectionDecision, readings: list[Group], reading: _Reading
+              ) -> tuple[SectionDecision, list[Unit], str]:
     """A section with no question blocks: an entry of its own, or a category."""
     if section.heading is None or section.is_title:
         decision.chosen = "document title or preamble: no entry"
@@ -263,34 +432,47 @@ def _fallback(section: Section, lines: list[str], decision: SectionDecision, blo
         decision.chosen = "a category of question headings: its text stays on the document page"
     elif _navigation_only(section, readings):
         decision.chosen = "only links: navigation"
-    elif block_style:
+    elif reading.block_style:
         decision.chosen = "a category: this document's entries are list items, paragraphs or <details>"
+    elif reading.first_question is not None and section.heading_line < reading.first_question and section.is_leaf \
+            and section.level < (reading.entry_level or 0):
+        decision.chosen = "plain text before the first question, above the question headings: a preface"
     else:
-        return _heading_decision(section, lines, decision, readings, absorbed, "heading with its own text",
-                                 absorb=False)
+        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=False)
     return decision, [], "heading"
 
 
-def _heading_decision(section: Section, lines: list[str], decision: SectionDecision, readings: list[Group],
-                      absorbed: set[int], rule: str, absorb: bool = True) -> tuple[SectionDecision, list[Unit], str]:
-    """The section's heading is the question; sub-headings that ask nothing belong to its answer."""
+def _heading_decision(section: Section, decision: SectionDecision, readings: list[Group], reading: _Reading,
+                      rule: str, absorb: bool = True) -> tuple[SectionDecision, list[Unit], str]:
+    """The section's heading is the question; the sub-headings that follow it and hold no entry of their own
+    belong to its answer, up to the first that does."""
     end = section.end_line
-    if absorb and section.children and not any(question_score(c.title) for c in _descendants(section)):
-        end = section.subtree_end
-        absorbed.update(id(d) for d in _descendants(section))
-        rule += ", sub-headings included"
+    if absorb and section.children:
+        descendants = _descendants(section)
+        own = next((d for d in descendants if _holds_entries(d, reading)), None)
+        end = own.heading_line if own is not None else section.subtree_end
+        taken = [d for d in descendants if d.heading_line < end]
+        reading.absorbed.update(id(d) for d in taken)
+        if taken:
+            rule += ", sub-headings included"
     assert section.heading is not None
-    start = section.heading_line
     unit = Unit(question=section.source, title=section.title,
-                answer=trim("\n".join(lines[section.start_line:end])), line=start,
+                answer=trim("\n".join(reading.lines[section.start_line:end])), line=section.heading_line,
                 score=question_score(section.title))
     decision.chosen, decision.entries = rule, 1
     decision.losers += [f"{g.rule} ({g.why})" for g in readings if g.qualifies]
     return decision, [unit], "heading"
 
 
-def _decide_forced(section: Section, readings: list[Group], lines: list[str], forced: str,
-                   decision: SectionDecision, absorbed: set[int]) -> tuple[SectionDecision, list[Unit], str]:
+def _holds_entries(section: Section, reading: _Reading) -> bool:
+    """A sub-section that is an entry of its own: its heading asks, or it holds labelled blocks."""
+    return heading_score(section.title) > 0 or any(_labelled(g) for g in reading.readings.get(id(section), []))
+
+
+def _decide_forced(section: Section, readings: list[Group], reading: _Reading, decision: SectionDecision
+                   ) -> tuple[SectionDecision, list[Unit], str]:
+    forced = reading.forced
+    assert forced is not None
     if forced == "none":
         decision.chosen = "front matter `entries: none`"
         return decision, [], "heading"
@@ -298,7 +480,7 @@ def _decide_forced(section: Section, readings: list[Group], lines: list[str], fo
         wanted = int(forced[1]) if forced != "headings" else None
         if section.heading is not None and not section.is_title and _has_content(section) and (
                 (wanted is None and section.is_leaf) or section.level == wanted):
-            return _heading_decision(section, lines, decision, [], absorbed, f"front matter `entries: {forced}`",
+            return _heading_decision(section, decision, [], reading, f"front matter `entries: {forced}`",
                                      absorb=wanted is not None)
         decision.chosen = f"not a `{forced}` heading (front matter `entries: {forced}`)"
         return decision, [], "heading"
@@ -313,7 +495,7 @@ def _decide_forced(section: Section, readings: list[Group], lines: list[str], fo
 
 
 def _heading_asks(section: Section) -> bool:
-    return section.heading is not None and not section.is_title and question_score(section.title) > 0
+    return section.heading is not None and not section.is_title and heading_score(section.title) > 0
 
 
 def _descendants(section: Section) -> list[Section]:
@@ -325,7 +507,15 @@ def _descendants(section: Section) -> list[Section]:
 
 def _mostly_questions(section: Section) -> bool:
     titles = [c.title for c in section.children]
-    return bool(titles) and sum(question_score(t) > 0 for t in titles) * 2 >= len(titles)
+    return bool(titles) and sum(heading_score(t) > 0 for t in titles) * 2 >= len(titles)
+
+
+def _is_category(section: Section, evidence: str) -> bool:
+    """A heading whose sub-headings are mostly questions only groups them; at the entry level, though, a first
+    sub-heading that asks nothing starts the heading's answer (`### Windows CUDA` › `#### CUDA version`)."""
+    if not _mostly_questions(section):
+        return False
+    return evidence != SIBLING_RULE or heading_score(section.children[0].title) > 0
 
 
 def _has_content(section: Section) -> bool:
@@ -339,6 +529,14 @@ def _navigation_only(section: Section, readings: list[Group]) -> bool:
     return bool(lists) and len(lists) == len(blocks) and all(g.navigation for g in lists)
 
 
+def _table_of_contents(section: Section, readings: list[Group], lines: list[str]) -> bool:
+    """Only links, several or to places in this document: a table of contents, not an answer that is a link."""
+    if not _navigation_only(section, readings):
+        return False
+    links = sum(len(g.units) for g in readings if g.kind == "list")
+    return links >= 2 or any("](#" in line for line in lines[section.start_line:section.end_line])
+
+
 def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> ParsedEntry:
     """An entry; `own` says whether the section's heading is the question itself."""
     inner = (section.title,) if section.title and not section.is_title else ()
@@ -346,7 +544,7 @@ def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> Par
     clean = display_title(unit.title)
     if is_generic(clean) and breadcrumb:
         clean = f"{breadcrumb[-1]} › {clean}"
-    return ParsedEntry(question=unit.question.strip(), title=clean, section=breadcrumb,
+    return ParsedEntry(question=without_name_anchors(unit.question).strip(), title=clean, section=breadcrumb,
                        answer_markdown=unit.answer, line=unit.line + 1, kind=kind, rule=rule)
 
 

@@ -14,14 +14,36 @@ FAQ_CONTAINER = re.compile(
     r"others?|other questions|common (?:questions|issues|problems)|常见问题|问题汇总|其他问题|其它问题|"
     r"疑难解答|问答|答疑|其他|其它)\b"
 )
-# A heading that opens the FAQ part of a longer document (README, guide).
+# A heading that opens the FAQ part of a longer document (README, guide); a name or title that says FAQ.
 FAQ_SECTION = re.compile(
-    r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshooting|"
-    r"常见问题|问题汇总|疑难解答|故障排除|故障排查|问答"
+    r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
+    r"common[ _-](?:questions|issues|problems)|"
+    r"常见问题|问题汇总|疑难解答|故障排除|故障排查|问答|常見問題|問題彙總|問題匯總|問答"
 )
-Q_PREFIX = re.compile(r"^\s*(?:Q|问题?)\s*\d*\s*[:：.、]\s*")
+# An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
+Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
+# The parts an answer is written in (`### Analysis`, `- 原因：…`): never questions of their own.
+ANSWER_PART_WORDS = (
+    "problem description", "issue description", "description", "symptom", "symptoms", "cause", "causes",
+    "root cause", "reason", "reasons", "analysis", "solution", "solutions", "resolution", "workaround",
+    "workarounds", "fix", "fixes", "how to fix", "steps", "answer", "background", "explanation",
+    "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解决", "解决方法", "解决方案",
+    "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤",
+)
+ANSWER_PART = re.compile(
+    r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
+    + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
+)
+# A leading number of a title, with or without a mark after it: `4 `, `2.`, `IV. `, `一、`.
+TITLE_NUMBER = re.compile(
+    r"(?i)^\s*(?:\d{1,3}(?:\.\d{1,3})*|[ivx]{1,5}|[一二三四五六七八九十]{1,3})(?:\s*[.、)）]\s*|\s+)")
+# A heading that names navigation or a preface, never an entry.
+NAVIGATION_TITLE = re.compile(
+    r"(?i)^\W*(?:navigation|contents|table of contents|toc|index|before you (?:read|ask|start|begin)|"
+    r"目录|导航|索引|阅读须知|提问之前|提问前必读|在提问之前)\W*$"
+)
 ANSWER_PREFIX = re.compile(
-    r"^\s*(?:\*\*\s*(?:A|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|答|回答|答复)\s*\d*\s*[:：])\s*")
+    r"^\s*(?:\*\*\s*(?:A|Answer|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer|答|回答|答复)\s*\d*\s*[:：])\s*")
 NUMBERING = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s+|^\s*\d{1,3}[.、]")
 QUESTION_WORDS = re.compile(
     r"(?ix)"
@@ -31,8 +53,8 @@ QUESTION_WORDS = re.compile(
     r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*$|什么|哪些|哪个|哪里|多大|多少|多长"
 )
 ERROR_WORDS = re.compile(
-    r"(?i)\w*(?:error|exception)\b|not found|no module|cannot|can't|unable|failed|failure|refused|"
-    r"denied|timeout|timed out|\boom\b|out of memory|killed|undefined|segmentation fault|core dumped|"
+    r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|refused|"
+    r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
     r"not (?:accessible|working|responding|supported)|inaccessible|(?:doesn't|does not|won't|can not) work|"
     r"报错|错误|失败|异常|无法|出错|超时|拒绝|不能|不支持|乱码|找不到|未找到|不存在|不可用|不生效"
 )
@@ -60,6 +82,31 @@ def is_question(text: str) -> bool:
     return bool(QUESTION_WORDS.search(NUMBERING.sub("", text.strip(), count=1)))
 
 
+def has_question_label(text: str) -> bool:
+    """Opens with an explicit question label (`Q:`, `**Q：**`, `Question 3:`, `问题1：`)."""
+    return bool(Q_PREFIX.match(text.lstrip().lstrip("*_").lstrip()))
+
+
+def is_answer_part(text: str) -> bool:
+    """Names a part of an answer (`Analysis`, `Solutions`, `原因：…`, `解决方案`), not a question."""
+    match = ANSWER_PART.match(text)
+    if match is None:
+        return False
+    rest = text[match.end():].strip()
+    # Whole title (`### Solutions`), or a label before the text (`原因：…`, `原因有2:`).
+    return not rest or bool(re.match(r"^\S{0,4}\s*[:：]", rest))
+
+
+def has_answer_label(text: str) -> bool:
+    """Opens with an explicit answer label (`A:`, `**A1**:`, `答：`)."""
+    return bool(ANSWER_PREFIX.match(text))
+
+
+def is_navigation(title: str) -> bool:
+    """A heading that names a table of contents or a preface (`Navigation`, `目录`, `Before you read`)."""
+    return bool(NAVIGATION_TITLE.match(title))
+
+
 def is_error(text: str) -> bool:
     """Reads like a failure report: an exception name, a quoted message, `报错`, `失败` …"""
     return bool(ERROR_WORDS.search(text))
@@ -69,7 +116,7 @@ def question_score(text: str) -> float:
     """0 to 1: how much a line looks like an FAQ question (or an error an FAQ answers)."""
     if not text.strip():
         return 0.0
-    if Q_PREFIX.match(text):
+    if has_question_label(text):
         return 1.0
     if is_question(text):
         return 0.9
@@ -89,5 +136,12 @@ def is_container(title: str) -> bool:
 
 
 def is_generic(title: str) -> bool:
-    """A title that says nothing without its section (`Note`, `报错`)."""
-    return title.strip(" :：.。!！").lower() in GENERIC_TITLES
+    """A title that says nothing without its section (`Note`, `报错`, `4 错误`)."""
+    return TITLE_NUMBER.sub("", title.strip(), count=1).strip(" :：.。!！").lower() in GENERIC_TITLES
+
+
+def heading_score(title: str) -> float:
+    """How much a heading asks: a question's or an error's evidence, none for a generic or answer-part title."""
+    if is_generic(title) or is_answer_part(title) or is_navigation(title):
+        return 0.0
+    return question_score(title)

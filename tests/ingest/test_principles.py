@@ -1,0 +1,292 @@
+"""Issue 24's principles of structure inference, each on the smallest document that shows it, and its bad input.
+
+Explicit question labels win wherever they stand; regular siblings are entries in an FAQ even when they name
+topics; navigation is never an entry; the sub-headings of one answer belong to it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.ingest.pipeline import IngestReport, read_document
+from app.ingest.segment import segment_markdown
+from app.ingest.sources import SourceFile
+from tests.conftest import CONTENT, REPO
+
+BAD = REPO / "tests" / "fixtures" / "bad"
+
+
+def _questions(text: str, **kwargs: object) -> list[str]:
+    return [e.question for e in segment_markdown(text, **kwargs).entries]  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- explicit labels, wherever they stand
+
+
+def test_a_bold_label_closed_before_a_letter_is_still_a_label() -> None:
+    # CommonMark does not close `**` between `：` and a letter: the paragraph's text starts with `**Q：**`.
+    text = ("# FAQ：第一期\n\n**Q：**SOLOv2训练mAP值宽幅震荡的原因是？\n\n**A：** 学习率过大。\n\n"
+            "**Q：** Optimizer中优化器支持哪几种？\n\n**A：** 见文档。\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["**Q：**SOLOv2训练mAP值宽幅震荡的原因是？",
+                                             "**Q：** Optimizer中优化器支持哪几种？"]
+    assert entries[0].answer_markdown == "学习率过大。"
+
+
+def test_a_trailing_hard_break_is_not_part_of_the_question() -> None:
+    text = ("# FAQ\n\n**Q:**  为什么单卡训练loss会出`NaN`? </br>\n**A:**  学习率要除以8。\n\n"
+            "**Q:**  `num_classes`应该如何设置?</br>\n**A:**  设为类别数。\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["**Q:**  为什么单卡训练loss会出`NaN`?",
+                                             "**Q:**  `num_classes`应该如何设置?"]
+    assert [e.answer_markdown for e in entries] == ["学习率要除以8。", "设为类别数。"]
+
+
+def test_a_labelled_list_item_loses_its_bold_and_break_and_its_answer_its_label() -> None:
+    text = ("# FAQ\n\n1. **Q: How to select models?**<br>\nA: See the model zoo.\n\n"
+            "1. **Q: Error \"slow_conv2d_cpu\" not implemented for 'Half'**<br>\nA: Add `--fp32`.\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["Q: How to select models?",
+                                             "Q: Error \"slow_conv2d_cpu\" not implemented for 'Half'"]
+    assert [e.answer_markdown for e in entries] == ["See the model zoo.", "Add `--fp32`."]
+
+
+def test_an_answer_labelled_item_answers_the_item_before_it() -> None:
+    text = "# FAQ\n\n- Q: How do I log in?\n- A: With your badge.\n- Q: Where is the VPN guide?\n- A: On the wiki.\n"
+    entries = segment_markdown(text).entries
+    assert [(e.question, e.answer_markdown) for e in entries] == [
+        ("Q: How do I log in?", "With your badge."), ("Q: Where is the VPN guide?", "On the wiki.")]
+
+
+def test_labels_in_quotes_and_table_cells_are_questions() -> None:
+    quoted = ("# Notes\n\n> **Q: Can I share a token?**\n> A: No, tokens are personal.\n\n"
+              "> Q: 令牌会过期吗？\n> A: 会，30天。\n")
+    entries = segment_markdown(quoted).entries
+    assert [(e.question, e.answer_markdown) for e in entries] == [
+        ("Q: Can I share a token?", "No, tokens are personal."), ("Q: 令牌会过期吗？", "会，30天。")]
+    table = "# Notes\n\n| Item | Reply |\n| --- | --- |\n| Q: Can I pin a version? | Yes, in `lock.toml`. |\n" \
+            "| Q: 如何回滚？ | 运行 `rollback`。 |\n"
+    assert _questions(table) == ["Q: Can I pin a version?", "Q: 如何回滚？"]
+
+
+def test_an_admonition_whose_title_asks_is_an_entry_with_its_indented_answer() -> None:
+    text = ('# FAQ\n\n??? note "Q: Can it replace a human reviewer?"\n    #### Answer:\n\n    It assists.\n\n'
+            '    1. Keeps the header\n        - nested\n\n___\n\n??? note "Q: Will you store my code?"\n\n'
+            "    No.\n\n!!! tip \"Keyboard shortcuts\"\n    Press `?`.\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["Q: Can it replace a human reviewer?", "Q: Will you store my code?"]
+    assert entries[0].answer_markdown == "#### Answer:\n\nIt assists.\n\n1. Keeps the header\n    - nested"
+    assert entries[1].answer_markdown == "No."
+
+
+def test_definition_list_terms_are_questions_and_their_definitions_answers() -> None:
+    text = ("---\n---\nIntro text.\n\nWhy is a given page not published?\n: In the page's front matter:\n\n"
+            "  - Is `draft` set?\n\n  Change the field.\n\nCan I use environment variables?\n: Yes. See [details].\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["Why is a given page not published?", "Can I use environment variables?"]
+    assert entries[0].answer_markdown == "In the page's front matter:\n\n- Is `draft` set?\n\nChange the field."
+
+
+def test_question_n_is_a_label_and_a_labelled_list_beats_a_heading_that_asks() -> None:
+    text = ("# FAQ\n\n## How do I use the CLI?\n\n- Question 1: How do I list jobs?\n\n  Run `jobs ls`.\n\n"
+            "- Question 2: How do I stop one?\n\n  Run `jobs stop`.\n")
+    assert _questions(text) == ["Question 1: How do I list jobs?", "Question 2: How do I stop one?"]
+
+
+def test_name_anchors_are_not_part_of_a_question() -> None:
+    text = ("# FAQ\n\n### <a id='FQDN'>3. How can I resolve the \"Unable to resolve FQDN\" error? </a>\n\nSet it.\n\n"
+            "## <a name=\"1\"></a> 1. 单机单卡可以训练多大参数量的模型\n\n7B。\n")
+    assert _questions(text) == ['3. How can I resolve the "Unable to resolve FQDN" error?',
+                                "1. 单机单卡可以训练多大参数量的模型"]
+
+
+# ---------------------------------------------------------------- regular siblings in an FAQ
+
+
+HEADING_FAQ = ("## 运行时报错，上传文件失败\n\n检查内存。\n\n"
+               "## 使用ollama本地服务时报错：Connection error.\n\n绑定0.0.0.0。\n\n"
+               "## 使用ollama本地服务时问答效果不佳：\n- 原因：上下文长度为2048，信息被截断\n"
+               "- 解决方式：（需手动修改）\n  - 修改 num_ctx\n")
+
+
+def test_a_topic_heading_among_question_headings_of_an_faq_is_an_entry() -> None:
+    entries = segment_markdown(HEADING_FAQ, file_name="FAQ_zh.md").entries
+    assert [e.question for e in entries][-1] == "使用ollama本地服务时问答效果不佳："
+    assert entries[-1].answer_markdown.startswith("- 原因：") and entries[-1].rule.startswith("heading among")
+    # `原因：` and `解决方式：` name the parts of an answer: they are never questions, FAQ or not.
+    assert "原因：上下文长度为2048，信息被截断" not in _questions(HEADING_FAQ, file_name="notes.md")
+
+
+def test_a_checklist_of_questions_under_a_sibling_heading_is_its_answer_only_in_an_faq() -> None:
+    text = ("## Swoole short function names cause an error\n\nDisable them.\n\n"
+            "## Message loss in asynchronous queues\n\n"
+            "1. Is `Redis` shared with another project?\n2. Do old processes still run?\n\n"
+            "## Syntax error when starting the server\n\nUpgrade PHP.\n")
+    assert _questions("# FAQ\n\n" + text) == [
+        "Swoole short function names cause an error", "Message loss in asynchronous queues",
+        "Syntax error when starting the server"]
+    assert "Is `Redis` shared with another project?" in _questions("# Notes\n\n" + text)
+
+
+def test_regular_topic_items_with_answers_under_them_are_entries_in_an_faq() -> None:
+    text = ("- Proxy settings\n\n  Set `HTTPS_PROXY` before `pip install`.\n\n- Offline machines\n\n"
+            "  Copy the wheel folder and use `--no-index`.\n")
+    assert _questions("# Installation FAQ\n\n" + text) == ["Proxy settings", "Offline machines"]
+    assert _questions("# Installation notes\n\n" + text) == []  # the same list elsewhere is a list
+    assert _questions(text, file_name="docs/faq/install.md") == ["Proxy settings", "Offline machines"]
+
+
+def test_a_numbered_list_cut_by_an_answer_indented_too_little_is_one_list() -> None:
+    text = ("# FAQ\n\n## General\n\n9. Does it work in real applications?\n\n   Yes.\n\n10. How is it tested?\n\n"
+            "   With a unit test suite.\n\n11. Is it well documented?\n\n   There is a user guide.\n\n"
+            "12. Are there alternatives?\n\n   Yes, many.\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["Does it work in real applications?", "How is it tested?",
+                                             "Is it well documented?", "Are there alternatives?"]
+    assert entries[1].answer_markdown == "With a unit test suite."
+
+
+def test_sub_headings_that_are_the_parts_of_one_answer_belong_to_it() -> None:
+    text = ("# RKNPU2 FAQs\n\n## Navigation\n\n- [Link issues in dynamic link library](#动态链接库链接问题)\n\n"
+            "## Link issues in dynamic link library\n\n### Association issue\n\n- [Issue 870](https://x.org/870)\n\n"
+            "### Problem Description\n\nAn error at run time.\n\n### Analysis\n\nld cannot find it.\n\n"
+            "### Solutions\n\nSource the init script.\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["Link issues in dynamic link library"]
+    assert "### Solutions" in entries[0].answer_markdown
+
+
+def test_an_entry_keeps_the_sub_headings_up_to_the_first_that_asks() -> None:
+    text = ("# FAQ\n\n## 一、编译问题\n\n### ARMv8.2编译报错\n\nndk 至少 r18b。\n\n"
+            "### Windows CUDA 编译\n#### CUDA 版本\n  - CUDA 10.2 可能与 VS 不兼容\n\n"
+            "#### Windows CUDA 报错\n  - 下载补丁\n\n### 如何编译？\n\n运行脚本。\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["ARMv8.2编译报错", "Windows CUDA 编译", "Windows CUDA 报错", "如何编译？"]
+    assert entries[1].answer_markdown.startswith("#### CUDA 版本") and "报错" not in entries[1].answer_markdown
+
+
+def test_numbered_sub_headings_inside_a_topic_answer_are_not_entries() -> None:
+    text = ("### 7. How to add an environment?\n\nEdit the list.\n\n"
+            "### 8. Register Config Service to a separate Eureka\n\n"
+            "#### 1. Configure Config Service to not start Eureka\n\n##### 1.1 1.5.0 and above\n\nSet the flag.\n\n"
+            "#### 2. Modify `eureka.service.url`\n\nPoint it at yours.\n\n"
+            "### 9. Why is my config not read?\n\nCheck it.\n\n### 10. How do I put it behind nginx?\n\nSo.\n")
+    questions = ["7. How to add an environment?", "8. Register Config Service to a separate Eureka",
+                 "9. Why is my config not read?", "10. How do I put it behind nginx?"]
+    # Named an FAQ (its folder), or shaped like one (three of its four `###` ask): the same entries.
+    for name in ("docs/faq/common-issues.md", "doc003.md"):
+        entries = segment_markdown(text, file_name=name).entries
+        assert [e.question for e in entries] == questions
+        assert "##### 1.1 1.5.0 and above" in entries[1].answer_markdown
+
+
+def test_a_generic_category_name_is_not_a_question() -> None:
+    text = ("# 经常被问到的问题\n\n## 3 配置相关\n\n1. **消息可以保存多长时间？**\n\n   三天。\n\n## 4 错误\n\n"
+            "1. **消费者无法在广播模式下加载 json 文件**\n\n   升级 fastjson。\n\n"
+            "2. **Broker崩溃以后有什么影响？**\n\n   见下文。\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["消息可以保存多长时间？", "消费者无法在广播模式下加载 json 文件",
+                                             "Broker崩溃以后有什么影响？"]
+    assert entries[1].section == ("4 错误",)
+
+
+# ---------------------------------------------------------------- navigation is never an entry
+
+
+def test_tables_of_contents_are_never_entries_but_an_answer_that_is_a_link_is_one() -> None:
+    text = ("# FAQ\n\n## Contents\n\n- [Build](#build)\n\n## 目录\n\n1. [Why does the build fail?](#build)\n"
+            "2. [How do I run it?](#run)\n\n## Why does the build fail?\n\nInstall CMake.\n\n## How do I run it?\n\n"
+            "Run `./demo`.\n\n## Model alignment troubleshooting\n\n* [Model alignment troubleshooting](./align.md)\n"
+            "\n## Before you read\n\nSearch the closed issues first.\n")
+    assert _questions(text) == ["Why does the build fail?", "How do I run it?", "Model alignment troubleshooting"]
+
+
+def test_plain_text_before_an_faqs_first_question_is_a_preface() -> None:
+    # TDengine's FAQ (eval/fresh3): how to file an issue, then the questions under a category.
+    text = ("## Submit an Issue\n\nAttach `/var/log/taos`.\n\n## Usage\n\n"
+            "### 1. How do I upgrade to 3.0?\n\nBack up first.\n\n### 2. How can I resolve \"Unable to connect\"?\n\n"
+            "Check the FQDN.\n\n## About compatibility\n\n3.0 reads no 2.x data.\n")
+    assert _questions(text, file_name="faq.md") == [
+        "1. How do I upgrade to 3.0?", '2. How can I resolve "Unable to connect"?', "About compatibility"]
+    assert _questions(text, file_name="notes.md")[0] == "Submit an Issue"  # not an FAQ: a heading with its text
+
+
+# ---------------------------------------------------------------- the mechanism stays visible
+
+
+def test_faq_inspect_shows_how_the_document_was_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "FAQ_zh.md"
+    path.write_text(HEADING_FAQ, encoding="utf-8")
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "read as: an FAQ" in out and "question headings stand at level 2" in out
+    assert "heading among the question headings of its level, in an FAQ" in out
+
+
+# ---------------------------------------------------------------- bad input: the entries that are there, and a line
+
+
+def _read(name: str) -> tuple[list[str], list[str]]:
+    report = IngestReport()
+    document = read_document(SourceFile(BAD / name, name), report)
+    assert document is not None
+    assert all(e.question.strip() and e.title.strip() for e in document.entries)  # never an entry without a question
+    return [e.question for e in document.entries], [m for _, m in report.warnings + report.structure_notes]
+
+
+@pytest.mark.parametrize(("name", "questions", "line"), [
+    ("non-questions-list.md", [], "no recognisable questions: ingested as a plain document"),
+    ("readme-no-faq.md", [], "a README without an FAQ section: no entries"),
+    ("empty-headings.md", ["How do I rotate the signing key?", "Why does `keyctl verify` print `signature expired`?"],
+     "4 heading(s) with no text (line 3, 5, 11, 17): not entries"),
+    ("question-without-answer.md", ["Q: How do I restore a backup?"],
+     "line 3: the question 'Q: How do I take a backup?' has no answer; it stays in the document, not an entry"),
+    ("answer-without-question.md", ["Q: How often is the mirror synced?"],
+     "line 3: an answer (`A:`) with no question before it stays in the document"),
+    ("table-empty-first-column.md", ["`502 Bad Gateway`", "`413 Request Entity Too Large`"],
+     "line 6: a table row with an empty first cell is not an entry"),
+    ("frontmatter-missing-level.md", ["How do I pause a job?", "Why did a job run twice?"],
+     "front matter `entries: h4`: the document has no level-4 heading; ignored"),
+    ("frontmatter-h7.md", ["How do I flush the cache?", "Why is the hit rate below 10%?"],
+     "front matter `entries: h7` is not one of"),
+])
+def test_bad_input_gives_the_entries_that_are_there_and_a_line_in_the_summary(
+        name: str, questions: list[str], line: str) -> None:
+    found, lines = _read(name)
+    assert found == questions
+    assert any(message.startswith(line) for message in lines), lines
+
+
+def test_a_list_nested_ten_levels_deep_keeps_its_nesting_in_the_answers() -> None:
+    found, _ = _read("deep-nesting.md")
+    assert found == ["How do I configure nested routing?", "Why is the tree so deep?", "Can I flatten the hierarchy?"]
+
+
+def test_an_faq_that_yields_almost_nothing_names_the_command_and_the_hint_that_helps() -> None:
+    _, lines = _read("faq-question-list.md")
+    assert (f"says it is an FAQ but yields 0 entries: run `faq inspect {BAD / 'faq-question-list.md'}` to see why; "
+            "front matter `entries: list-items` would find 3 questions") in lines
+    _, lines = _read("faq-plain-paragraphs.md")
+    assert any(m.endswith("no front matter `entries:` hint finds more questions") for m in lines)
+    assert not any("plain document" in m for m in lines)  # one warning per document, the more useful one
+
+
+def test_a_troubleshooting_page_of_topics_read_right_is_not_flagged() -> None:
+    # Its entries are mostly topics (`Exec docker`, `Note`), and no hint would find more questions.
+    report = IngestReport()
+    document = read_document(SourceFile(CONTENT / "training-env-troubleshooting.zh.md",
+                                        "training-env-troubleshooting.zh.md"), report)
+    assert document is not None and len(document.entries) == 17
+    assert not any("FAQ" in m for _, m in report.warnings)
+
+
+@pytest.mark.parametrize(("text", "file_name"), [
+    ("# 常見問題\n\n## 如何安裝？\n\n執行。\n", "notes.md"), ("# Notes\n\n## How?\n\nSo.\n", "docs/faq/install.md"),
+    ("# Notes\n\n## How?\n\nSo.\n", "troubleshooting.md"),
+    ("# 笔记\n\n## 问题汇总\n\n### 如何安装？\n\n运行。\n", "a.md")])
+def test_a_document_says_it_is_an_faq_by_title_name_folder_or_heading(text: str, file_name: str) -> None:
+    assert segment_markdown(text, file_name=file_name).says_faq
+    assert not segment_markdown("# Notes\n\n## How?\n\nSo.\n", file_name="notes.md").says_faq
