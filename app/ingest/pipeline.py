@@ -37,8 +37,8 @@ from app.models import Document, DocumentLink, IngestNote
 from app.search.embedding import ModelSlot, question_cosines
 
 MEGABYTE = 1024 * 1024
-# A document is read, segmented and rendered whole: about 40 MB of memory per MB of markdown, and half a
-# minute of ingest (measure/huge_file.py). Larger files are skipped with a line saying so, never half read.
+# A document is read, segmented and rendered whole: about 60 MB of memory per MB of markdown (15.9 MB: 973 MB
+# at peak, 284 s; measure/huge_file.py). Larger files are skipped with a line saying so, never half read.
 MAX_DOCUMENT_BYTES = 16 * MEGABYTE
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
@@ -255,7 +255,7 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     if len(data) > MAX_DOCUMENT_BYTES:
         report.skipped.append((source.relative_path, (
             f"{max(size, len(data)) / MEGABYTE:.1f} MB, over the {MAX_DOCUMENT_BYTES // MEGABYTE} MB a document may "
-            "have (reading one takes about 40 times its size in memory); split it into smaller files")))
+            "have (reading one takes about 60 times its size in memory); split it into smaller files")))
         return None
     try:
         decoded = decode_bytes(data)
