@@ -38,7 +38,7 @@ FAILING_KINDS = ("skipped", "repair-uncertain", "link-problem", "link-review")
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from app.generations import current_name, describe_failure
+    from app.generations import IngestRunning, current_name, describe_failure
     from app.ingest.freshness import content_checksum, record_checksum, recorded_checksum
 
     url = settings.resolved_database_url
@@ -58,7 +58,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
     try:
         report = run_ingest(settings, content_dir=content, progress=not args.quiet)
-    except IngestError as exc:
+    except (IngestError, IngestRunning) as exc:
         print(f"faq ingest: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:  # noqa: BLE001  (any failure: say so, keep the old data)
@@ -156,12 +156,15 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
 def _reindex(args: argparse.Namespace, settings: Settings) -> int:
     import time
 
-    from app.generations import describe_failure
+    from app.generations import IngestRunning, describe_failure
     from app.ingest.store import reindex_generation
 
     started = time.perf_counter()
     try:
         target, entries = reindex_generation(settings)
+    except IngestRunning as exc:
+        print(f"faq reindex: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as exc:  # noqa: BLE001  (say what failed in one line; the current data stays)
         print(f"faq reindex: failed ({describe_failure(exc, settings.resolved_database_url)}); the current data "
               "is unchanged", file=sys.stderr)
@@ -329,6 +332,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
                 .order_by(col(IngestNote.path), col(IngestNote.line))
             ).all()
         damaged = store.fallback
+        pointer_problem = store.pointer_problem
         vectors = store.semantic_state(store.current())
         vectors_damaged = store.vector_problem
     except NoDataError as exc:
@@ -341,6 +345,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     if damaged:
         print(f"data: damaged: generation {damaged[0]} cannot be served ({damaged[2]}); the server falls back to "
               f"{damaged[1]}; {REBUILD_ADVICE}")
+    if pointer_problem:
+        print(f"data: {pointer_problem}")
     for note in notes:
         where = f"{note.path}:{note.line}" if note.line else note.path
         print(f"{where}: {note.kind}: {note.message}")
@@ -353,7 +359,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
           f"(`pair`/`unpair` in content/links.tsv), {counts['structure']} structure notes "
           f"(`faq inspect FILE`), {counts['warning']} other warnings, "
           f"{counts['link-info']} notes")
-    return EXIT_FAILED if damaged or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS) else EXIT_OK
+    failing = damaged or pointer_problem or vectors_damaged or any(counts[kind] for kind in FAILING_KINDS)
+    return EXIT_FAILED if failing else EXIT_OK
 
 
 def _clean_chinese_seeds(content: Path) -> list[Path]:

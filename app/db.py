@@ -34,12 +34,12 @@ from app.generations import (
     REBUILD_ADVICE,
     Generation,
     complete_generations,
-    current_name,
     describe_failure,
     generation,
     in_schema,
     is_sqlite,
     pointer_path,
+    read_current,
     read_pointer,
 )
 from app.models import Entry, Meta
@@ -204,6 +204,8 @@ class DataStore:
         self._snapshot: Snapshot | None = None
         self._pointer_stamp: object = None
         self.fallback: tuple[str, str, str] | None = None  # (damaged generation, the one served, why)
+        self._damaged: dict[str, str] = {}  # generations found damaged while served, and why
+        self.pointer_problem: str | None = None  # what is wrong with the pointer file, when one is
         self._server = not is_sqlite(settings.resolved_database_url)
         self._pointer_engine: Engine | None = None
         self._poll_lock = threading.Lock()
@@ -216,15 +218,19 @@ class DataStore:
         """The snapshot of the current generation; raises NoDataError before the first ingest."""
         stamp = self._stamp()
         snapshot = self._snapshot
-        if snapshot is not None and stamp == self._pointer_stamp:
+        if snapshot is not None and self._still_good(snapshot, stamp):
             return snapshot
         with self._lock:
-            if self._snapshot is not None and stamp == self._pointer_stamp:
+            if self._snapshot is not None and self._still_good(self._snapshot, stamp):
                 return self._snapshot
-            name = self._polled_name() if self._server else current_name(self.settings)
+            name, self.pointer_problem = (self._polled_name(), None) if self._server else read_current(self.settings)
             if name is None:
                 raise NoDataError(f"no data yet: {NO_DATA_ADVICE}")
-            if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)):
+            if self._snapshot is not None and self._snapshot.search.damaged:
+                # A search found it damaged while serving: never open it again in this process.
+                self._damaged[self._snapshot.generation.name] = f"IndexDamaged: {self._snapshot.search.damaged}"
+            if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)) \
+                    or self._snapshot.generation.name in self._damaged:
                 if not self._index_ready(name):
                     if self._snapshot is not None:
                         self._build_in_background(name)
@@ -238,6 +244,10 @@ class DataStore:
                     self._retire(old)
             self._pointer_stamp = stamp
             return self._snapshot
+
+    def _still_good(self, snapshot: Snapshot, stamp: object) -> bool:
+        """Whether `snapshot` is still the one to serve: the pointer has not moved and no search found it damaged."""
+        return stamp == self._pointer_stamp and not snapshot.search.damaged
 
     def _retire(self, old: Snapshot) -> None:
         """Close `old` once requests that started on it are surely done, not under their feet.
@@ -259,7 +269,7 @@ class DataStore:
         the database is for the thread pool, not the event loop.
         """
         snapshot = self._snapshot
-        if snapshot is None:
+        if snapshot is None or snapshot.search.damaged:
             return None
         if self._server:
             polled = self._polled
@@ -305,6 +315,9 @@ class DataStore:
         """Open generation `name`; if it is damaged, the newest complete generation that is not."""
         problems: list[str] = []
         for candidate in [name, *(other for other in complete_generations(self.settings) if other != name)]:
+            if candidate in self._damaged:
+                problems.append(f"{candidate}: {self._damaged[candidate]}")
+                continue
             snapshot = None
             with warnings.catch_warnings():
                 # Whoosh leaves the file of a segment it failed to read open; it closes when the

@@ -14,10 +14,14 @@ Either way a reader sees the old generation or the new one, never a mix.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +44,20 @@ POINTER_TABLE = "public.current_generation"
 REBUILD_ADVICE = "run `faq reindex` (or `faq ingest`) to rebuild it"
 NO_DATA_ADVICE = "run `faq ingest` first"
 PUBLISH_LOCK = 7_414_751  # pg_advisory_xact_lock key: one publication or clean-up at a time
+INGEST_LOCK_FILE = "INGEST.lock"  # held (flock) by the ingest writing into this data folder
+INGEST_LOCK = 7_414_753  # pg_try_advisory_lock key: one ingest per database
+
+
+class IngestRunning(RuntimeError):
+    """Another ingest is writing a generation into this data folder or database; the message says which."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Whether this process holds a lock, and if not, who does (as far as can be told)."""
+
+    mine: bool
+    holder: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,58 @@ class Generation:
     def database_file(self) -> Path:
         """Where the generation's SQLite file is (or would be, on a server database)."""
         return self.directory / DATABASE_FILE
+
+
+@contextmanager
+def exclusive_turn(settings: Settings, lock_file: str, advisory_key: int) -> Iterator[Turn]:
+    """Try, without waiting, to hold one of the data folder's locks (SQLite: `lock_file` in it) or the database's
+    (a session advisory lock) for the block. The kernel or the database drops the lock when its holder dies, so a
+    killed holder never leaves it taken: its file is only a note of who held it last."""
+    if is_sqlite(settings.resolved_database_url):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        with (settings.data_dir / lock_file).open("a+", encoding="utf-8") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                yield Turn(False, handle.read().strip() or "another process")
+                return
+            handle.truncate(0)
+            handle.write(f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}")
+            handle.flush()
+            try:
+                yield Turn(True)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        return
+    engine = create_engine(settings.resolved_database_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            held = bool(connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": advisory_key}).scalar())
+            holder = "" if held else "database session " + str(connection.execute(text(
+                "SELECT string_agg(pid::text, ', ') FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND classid = 0 AND objid = :key"), {"key": advisory_key}).scalar() or "?")
+            try:
+                yield Turn(held, holder)
+            finally:
+                if held:
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": advisory_key})
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def ingest_turn(settings: Settings) -> Iterator[None]:
+    """Hold the one ingest turn of this data folder (SQLite) or database for the block; IngestRunning if taken.
+
+    Two ingests at once both published, and the one finishing last was served even if it had read older content.
+    """
+    with exclusive_turn(settings, INGEST_LOCK_FILE, INGEST_LOCK) as turn:
+        if not turn.mine:
+            where = f"data folder {settings.data_dir}" if is_sqlite(settings.resolved_database_url) else "database"
+            raise IngestRunning(f"another ingest ({turn.holder}) is writing to this {where}; nothing was changed: "
+                                "wait for it to finish, then run this again")
+        yield
 
 
 def is_sqlite(url: str) -> bool:
@@ -154,17 +224,38 @@ def pointer_path(settings: Settings) -> Path:
 
 def current_name(settings: Settings) -> str | None:
     """The current generation's name, or None before the first ingest."""
+    return read_current(settings)[0]
+
+
+def read_current(settings: Settings) -> tuple[str | None, str | None]:
+    """The current generation's name (None before the first ingest) and, when the pointer file is missing,
+    empty or unreadable while complete generations exist, what happened: the newest of them is current then."""
     url = settings.resolved_database_url
     if not is_sqlite(url):
         engine = create_engine(url, poolclass=NullPool)
         try:
-            return read_pointer(engine)
+            return read_pointer(engine), None
         finally:
             engine.dispose()
+    pointer = pointer_path(settings)
     try:
-        return str(json.loads(pointer_path(settings).read_text(encoding="utf-8"))["generation"])
-    except (FileNotFoundError, KeyError, ValueError):
-        return None
+        return str(json.loads(pointer.read_text(encoding="utf-8"))["generation"]), None
+    except FileNotFoundError:
+        problem = f"{POINTER_NAME} is missing"
+    except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
+        problem = f"{POINTER_NAME} is empty" if _is_empty(pointer) else f"{POINTER_NAME} cannot be read ({exc})"
+    newest = next(iter(complete_generations(settings)), None)
+    if newest is None:
+        return None, None  # nothing ingested yet (or nothing complete): no pointer is expected
+    return newest, (f"{problem}; the newest complete generation, {newest}, is served. Run `faq ingest` (or "
+                    "`faq reindex`) to write it again")
+
+
+def _is_empty(path: Path) -> bool:
+    try:
+        return not path.read_bytes().strip()
+    except OSError:
+        return False
 
 
 def read_pointer(engine: Engine) -> str | None:

@@ -59,8 +59,25 @@ DOCUMENTS_KEPT = 32
 DOCUMENT_KEPT_CHARS = 1_000_000
 
 
+# Ids are at most about 135 characters (app/ingest/ids.py: a 120-character document slug, a digest and
+# a suffix); a longer one names nothing, and is refused before any read.
+MAX_ID_LENGTH = 200
+
+
 class NotFound(LookupError):
     """No document or entry has that id."""
+
+    def __init__(self, kind: str, id_: str, detail: str = "") -> None:
+        super().__init__(detail or f"no {kind} with id {id_!r}")
+        self.kind = kind  # document, entry
+        self.id = id_
+        self.detail = detail  # said instead of "no {kind} with id …" (it names no id of the reader's)
+
+
+def _check_id(kind: str, id_: str) -> None:
+    """Raise NotFound for an id too long to be one."""
+    if len(id_) > MAX_ID_LENGTH:
+        raise NotFound(kind, id_)
 
 
 def entry_url(entry_id: str) -> str:
@@ -122,13 +139,14 @@ class Reader:
 
     def get_document(self, document_id: str) -> DocumentDetail:
         """One document with its entries in order and the documents that translate it."""
+        _check_id("document", document_id)
         return self.snapshot.kept("document", document_id, DOCUMENTS_KEPT, lambda: self._read_document(document_id),
                                   lambda document: len(document.markdown) + len(document.html) <= DOCUMENT_KEPT_CHARS)
 
     def _read_document(self, document_id: str) -> DocumentDetail:
         doc = self.session.get(Document, document_id)
         if doc is None:
-            raise NotFound(f"no document with id {document_id!r}")
+            raise NotFound("document", document_id)
         entries = self.session.exec(
             select(Entry).where(Entry.document_id == doc.id).order_by(col(Entry.position))
         ).all()
@@ -150,12 +168,13 @@ class Reader:
 
     def get_entry(self, entry_id: str) -> EntryDetail:
         """One entry with its document, breadcrumb, translations and related entries."""
+        _check_id("entry", entry_id)
         return self.snapshot.kept("entry", entry_id, ENTRIES_KEPT, lambda: self._read_entry(entry_id))
 
     def _read_entry(self, entry_id: str) -> EntryDetail:
         entry = self.session.get(Entry, entry_id)
         if entry is None:
-            raise NotFound(f"no entry with id {entry_id!r}")
+            raise NotFound("entry", entry_id)
         doc_id, doc_title, doc_path, doc_lang, doc_changed = self.session.execute(
             select_columns(col(Document.id), col(Document.title), col(Document.path), col(Document.lang),
                            col(Document.changed)).where(col(Document.id) == entry.document_id)
@@ -174,10 +193,12 @@ class Reader:
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""
+        _check_id("entry", entry_id)
+
         def read() -> tuple[str, str]:
             row = self.session.exec(select(Entry.title_html, Entry.body_html).where(Entry.id == entry_id)).first()
             if row is None:
-                raise NotFound(f"no entry with id {entry_id!r}")
+                raise NotFound("entry", entry_id)
             return row[0], row[1]
 
         return self.snapshot.kept("entry_html", entry_id, ENTRIES_KEPT, read)

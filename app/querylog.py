@@ -5,12 +5,17 @@ counted per day with how many searches found nothing: no address, no user, no ti
 day. Counts gather in memory and reach the store every few seconds, so a search never
 waits for a disk: with SQLite `FAQ_DATA_DIR/queries.db`; with PostgreSQL the table
 `public.query_day` of the shared database, so every replica's searches are counted together.
-Days older than `FAQ_QUERY_LOG_DAYS` are deleted (0 keeps nothing and records nothing).
+Days older than `FAQ_QUERY_LOG_DAYS` are deleted (0 keeps nothing and records nothing). When
+they cannot be written (a full disk, a read-only folder, an unreachable database) the writer
+keeps them, says once that statistics are paused, retries less and less often, and says once
+when they are written again; meanwhile at most MAX_PENDING distinct queries are kept in
+memory, and searches for others are only counted as lost.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import sqlite3
 import threading
 import time
@@ -19,13 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import NullPool, create_engine, text
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.config import Settings
 from app.generations import is_sqlite
 from app.startup import writable_problem
 
+log = logging.getLogger(__name__)
+
 MAX_QUERY = 200
 FLUSH_SECONDS = 5.0
+RETRY_MAX_SECONDS = 300.0  # the longest wait between attempts while writing fails (doubling from FLUSH_SECONDS)
+MAX_PENDING = 10_000  # distinct (day, query) counts kept in memory while they cannot be written (about 3 MB)
 POPULAR_SECONDS = 60.0  # how stale the list of past queries offered as suggestions may be
 MIN_SEARCHES_TO_SUGGEST = 3  # a query one reader typed once is theirs; one searched often is everyone's
 SCHEMA = """CREATE TABLE IF NOT EXISTS {table} (
@@ -66,9 +76,16 @@ class QueryLog:
         self.problem = writable_problem(settings.data_dir) if self.days > 0 and not self.server_url else None
         self._popular: tuple[float, list[str]] | None = None
         self._pending: Counter[tuple[str, str, bool]] = Counter()
+        self._lost = 0  # searches not counted because MAX_PENDING other queries were waiting to be written
+        self._paused = False  # whether the last write failed (said once, until one succeeds)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def store(self) -> str:
+        """Where the counts are written, as said in the log."""
+        return f"the database's {SERVER_TABLE}" if self.server_url else str(self.path)
 
     def record(self, query: str, total: int) -> None:
         """Count one search (cheap: a dictionary update; the disk comes later)."""
@@ -76,7 +93,7 @@ class QueryLog:
             return
         key = (dt.date.today().isoformat(), normalise_query(query), total == 0)
         with self._lock:
-            self._pending[key] += 1
+            self._count(key, 1)
         if self._thread is None:
             self._start()
 
@@ -86,12 +103,36 @@ class QueryLog:
                 self._thread = threading.Thread(target=self._run, name="faq-query-log", daemon=True)
                 self._thread.start()
 
+    def _count(self, key: tuple[str, str, bool], searches: int) -> None:
+        """Add to a pending count, unless it is new and MAX_PENDING others wait already (call holding the lock)."""
+        if key in self._pending or len(self._pending) < MAX_PENDING:
+            self._pending[key] += searches
+        else:
+            self._lost += searches
+
     def _run(self) -> None:
-        while not self._stop.wait(FLUSH_SECONDS):
+        wait = FLUSH_SECONDS
+        while not self._stop.wait(wait):
+            wait = FLUSH_SECONDS if self._write_or_keep() else min(2 * wait, RETRY_MAX_SECONDS)
+
+    def _write_or_keep(self) -> bool:
+        """Flush; if that fails, keep the counts for the next attempt and say once that statistics are paused."""
+        try:
             self.flush()
+        except (OSError, sqlite3.Error, SQLAlchemyError) as exc:
+            if not self._paused:
+                log.warning("search statistics paused: cannot write %s (%s); the counts are kept in memory and "
+                            "written when it works again (retrying, less and less often)", self.store, exc)
+            self._paused = True
+            return False
+        if self._paused:
+            log.warning("search statistics resumed: %s is written again%s", self.store,
+                        f"; {self._lost} searches could not be kept meanwhile" if self._lost else "")
+            self._paused, self._lost = False, 0
+        return True
 
     def flush(self) -> None:
-        """Write the counts gathered so far and delete days past the retention."""
+        """Write the counts gathered so far and delete days past the retention; on failure they stay pending."""
         with self._lock:
             pending, self._pending = self._pending, Counter()
         if (not pending and self.days > 0) or self.problem:
@@ -99,15 +140,29 @@ class QueryLog:
         rows = [{"day": day, "query": query, "searches": n, "zero": n if zero else 0}
                 for (day, query, zero), n in pending.items()]
         oldest = {"oldest": (dt.date.today() - dt.timedelta(days=max(self.days, 0))).isoformat()}
-        if self.server_url:
-            _write_server(self.server_url, rows, oldest)
-            return
+        try:
+            if self.server_url:
+                _write_server(self.server_url, rows, oldest)
+            else:
+                self._write_file(rows, oldest)
+        except BaseException:
+            with self._lock:  # a failed transaction wrote nothing: every count waits for the next attempt
+                unwritten, self._pending = self._pending, Counter()
+                for key, searches in [*pending.items(), *unwritten.items()]:
+                    self._count(key, searches)
+            raise
+
+    def _write_file(self, rows: list[dict[str, object]], oldest: dict[str, str]) -> None:
+        """Add `rows` to the data folder's counts and delete days past the retention, in one transaction."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(self.path, timeout=10) as db:
-            db.execute(SCHEMA.format(table="query_day"))
-            db.executemany(UPSERT.format(table="query_day"), rows)
-            db.execute(PRUNE.format(table="query_day"), oldest)
-        db.close()
+        db = sqlite3.connect(self.path, timeout=10)
+        try:
+            with db:
+                db.execute(SCHEMA.format(table="query_day"))
+                db.executemany(UPSERT.format(table="query_day"), rows)
+                db.execute(PRUNE.format(table="query_day"), oldest)
+        finally:
+            db.close()
 
     def popular(self) -> list[str]:
         """Past queries that found something, searched at least a few times, most searched first."""
@@ -118,11 +173,12 @@ class QueryLog:
         return self._popular[1]
 
     def close(self) -> None:
-        """Stop the writer and write what is left."""
+        """Stop the writer and write what is left (if that fails, say so and let it go)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
-        self.flush()
+        if not self._write_or_keep():
+            log.warning("search statistics: %d counts not written at shut-down", sum(self._pending.values()))
 
 
 def top_queries(settings: Settings, days: int, limit: int, zero_only: bool = False,

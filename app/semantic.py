@@ -10,7 +10,6 @@ the same in the foreground. Progress is written beside the generation, for `/rea
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
 import os
@@ -23,10 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import NullPool, create_engine, func, select, text
+from sqlalchemy import NullPool, create_engine, func, select
 
 from app.config import Settings
-from app.generations import Generation, current_name, generation, in_schema, is_sqlite
+from app.generations import Generation, current_name, exclusive_turn, generation, in_schema
 from app.models import INDEX_ORDER, Entry
 from app.search.dense import VectorManifest, VectorsDamaged, quantise, read_manifest, write_vectors
 from app.search.embedding import PASSAGE_RECIPE, Embedder, passage_text
@@ -180,30 +179,8 @@ def _assemble(target: Generation, entries: Sequence[EntryText], cache: VectorCac
 @contextmanager
 def embedding_turn(settings: Settings) -> Iterator[bool]:
     """Whether this process may embed now: one embedder per data folder (SQLite) or per database."""
-    if is_sqlite(settings.resolved_database_url):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        with (settings.data_dir / LOCK_FILE).open("a") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
-            try:
-                yield True
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-        return
-    engine = create_engine(settings.resolved_database_url, poolclass=NullPool)
-    try:
-        with engine.connect() as connection:
-            held = bool(connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": EMBED_LOCK}).scalar())
-            try:
-                yield held
-            finally:
-                if held:
-                    connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": EMBED_LOCK})
-    finally:
-        engine.dispose()
+    with exclusive_turn(settings, LOCK_FILE, EMBED_LOCK) as turn:
+        yield turn.mine
 
 
 def vectors_ready(directory: Path, embedder: Embedder) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -14,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from tqdm import tqdm
 
 from app.config import Settings
+from app.generations import ingest_turn
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dates import change_dates
@@ -35,6 +37,10 @@ from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, 
 from app.models import Document, DocumentLink, IngestNote
 from app.search.embedding import ModelSlot, question_cosines
 
+MEGABYTE = 1024 * 1024
+# A document is read, segmented and rendered whole: about 60 MB of memory per MB of markdown (15.9 MB: 973 MB
+# at peak, 284 s; measure/huge_file.py). Larger files are skipped with a line saying so, never half read.
+MAX_DOCUMENT_BYTES = 16 * MEGABYTE
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 TAG = re.compile(r"<[^>]+>")
 INLINE_TAG = re.compile(r"</?(?:a|abbr|b|bdi|bdo|cite|code|del|dfn|em|i|ins|kbd|mark|q|s|samp|small|span|strong|"
@@ -105,18 +111,20 @@ def _tag_gap(match: re.Match[str]) -> str:
 
 
 def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bool = True) -> IngestReport:
-    """Ingest every document under the content folder into a new published generation."""
+    """Ingest every document under the content folder into a new published generation (IngestRunning while
+    another ingest writes to the same data folder or database)."""
     started = time.perf_counter()
     folder = content_dir or settings.content_dir
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
-    meaning = question_cosines(ModelSlot(enabled=settings.semantic))
-    batch = _prepare_batch(folder, report, progress, meaning)
-    return_free_memory()  # what reading and linking held
-    if progress:
-        tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
-    report.generation = store_generation(settings, batch).name
+    meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
+    with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
+        batch = _prepare_batch(folder, report, progress, meaning)
+        return_free_memory()  # what reading and linking held
+        if progress:
+            tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
+        report.generation = store_generation(settings, batch).name
     report.seconds = time.perf_counter() - started
     return report
 
@@ -243,9 +251,16 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
 def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
     """One document read, decoded, repaired and segmented; None (and a line in `report`) if unreadable."""
     try:
-        data = source.path.read_bytes()
+        with source.path.open("rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)  # never more, even if the file grows meanwhile
+            size = os.fstat(handle.fileno()).st_size
     except OSError as exc:
         report.skipped.append((source.relative_path, f"cannot be read: {exc.strerror or exc}"))
+        return None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        report.skipped.append((source.relative_path, (
+            f"{max(size, len(data)) / MEGABYTE:.1f} MB, over the {MAX_DOCUMENT_BYTES // MEGABYTE} MB a document may "
+            "have (reading one takes about 60 times its size in memory); split it into smaller files")))
         return None
     try:
         decoded = decode_bytes(data)
@@ -339,13 +354,15 @@ def _paths(value: object) -> frozenset[str]:
 def _entry_ids(doc_id: str, entries: Sequence[ParsedEntry]) -> list[str]:
     """Stable, unique ids for a document's entries (a repeated question gets a suffix)."""
     ids: list[str] = []
+    taken: set[str] = set()  # a list's `in` made a 30,000-entry document quadratic
     for parsed in entries:
         base = new_id = entry_id(doc_id, parsed.section, parsed.title)
         suffix = 2
-        while new_id in ids:
+        while new_id in taken:
             new_id = f"{base}-{suffix}"
             suffix += 1
         ids.append(new_id)
+        taken.add(new_id)
     return ids
 
 

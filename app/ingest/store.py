@@ -36,6 +36,7 @@ from app.generations import (
     ensure_pointer_table,
     generation,
     in_schema,
+    ingest_turn,
     is_sqlite,
     publish,
     remove_old_local,
@@ -178,12 +179,18 @@ def store_generation(settings: Settings, batch: Batch) -> Generation:
 def reindex_generation(settings: Settings) -> tuple[Generation, int]:
     """Publish a copy of the current generation with its search index rebuilt from the database.
 
-    The way back from a damaged or lost index: the database is the source of truth.
+    The way back from a damaged or lost index: the database is the source of truth. It takes the ingest's
+    turn: a copy of the current generation published after an ingest's would serve older data again.
     """
-    name = current_name(settings)
-    if name is None:
-        raise FileNotFoundError("no data to reindex: run `faq ingest` first")
-    source = generation(settings, name)
+    with ingest_turn(settings):
+        name = current_name(settings)
+        if name is None:
+            raise FileNotFoundError("no data to reindex: run `faq ingest` first")
+        return _build_and_publish(settings, _copier(generation(settings, name)))
+
+
+def _copier(source: Generation) -> Callable[[Engine, Generation], int]:
+    """What fills a new generation with a copy of `source`'s rows (returning the entry count)."""
 
     def copy(engine: Engine, target: Generation) -> int:
         if source.schema is None:
@@ -197,7 +204,7 @@ def reindex_generation(settings: Settings) -> tuple[Generation, int]:
             session.commit()
         return stored
 
-    return _build_and_publish(settings, copy)
+    return copy
 
 
 def build_local_index(settings: Settings, name: str) -> Generation:

@@ -39,7 +39,7 @@ IDENTIFIER_SEPARATORS = re.compile(r"[._\-/+]+")
 SEGMENT_WEIGHT = 0.5
 SEGMENT_MAX_SHARE = 0.05  # a segment in more entries than this is not distinctive
 WORDS_WEIGHT = 0.5  # an unknown identifier's words, all held by an entry (`Public Key Retrieval`)
-COMPOUND = re.compile(r"[a-z]{7,}")  # an unknown word this long may be two glued together
+COMPOUND = re.compile(r"[a-z]{7,40}")  # an unknown word this long may be two glued together (longer: not a name)
 MIN_COMPOUND_PART = 4
 MIN_COMPOUND_REST = 3
 # Segments that say where code lives, not what failed.
@@ -91,7 +91,7 @@ class Thesaurus:
     def mentioned(self, normalised_query: str, query_stems: set[str]) -> list[Line]:
         """The lines whose phrase the query mentions, in source order."""
         found: list[Line] = []
-        text = normalised_query
+        text = normalised_query if HAN.search(normalised_query) else ""  # every written phrase is Chinese
         for start in range(len(text)):
             for length in self.lengths:
                 if start + length > len(text):

@@ -6,10 +6,13 @@ and loaded (`attach`); until then, or without the model, `search` answers lexica
 
 from __future__ import annotations
 
+import os
 import re
+import struct
 import threading
 import time
 import unicodedata
+import zlib
 from collections import OrderedDict
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as WaitedTooLong
@@ -44,6 +47,21 @@ from app.search.topk import LexicalIndex, TopK
 Mode = Literal["hybrid", "lexical", "semantic"]
 QUERY_VECTORS_KEPT = 256  # a reader paging through results asks for the same query again
 LONE_IDENTIFIER = re.compile(r"[\w.\-/:+=]*[\d_.\-/:+=][\w.\-/:+=]*", re.ASCII)  # one token with a digit or a separator
+# Errors only bytes that are not what the index wrote can cause (a truncated or garbled file).
+READ_ERRORS = (struct.error, EOFError, zlib.error)
+
+
+class IndexDamaged(RuntimeError):
+    """The generation's index proved damaged while it was searched; the message says how."""
+
+
+def _file_stamps(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """Each index file's size, modification time and inode: a generation's files never change once built."""
+    stamps = {}
+    for entry in os.scandir(directory):
+        stat = entry.stat()
+        stamps[entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return stamps
 
 
 @dataclass
@@ -91,8 +109,9 @@ class SearchEngine:
     """One generation's index (its searcher and postings arrays), thesaurus, spelling vocabulary and,
     once attached, its vectors.
 
-    Lexical searches take turns: the searcher and the arrays it fills are not safe to share between
-    threads. A query's vector is computed before its turn, so waiting readers do not wait on the model.
+    Searches take turns on the index: the searcher and the arrays it fills are not safe to share between
+    threads. Only the work on the index is done in a turn: a query's vector, a pasted error's reading,
+    spelling corrections and the ranking by meaning are not, so waiting readers do not wait on them.
     """
 
     def __init__(self, index_dir: Path, thesaurus: Thesaurus) -> None:
@@ -101,6 +120,8 @@ class SearchEngine:
         self.thesaurus = thesaurus
         self.vocabulary = Vocabulary.load(index_dir)
         self.semantics: Semantics | None = None
+        self.damaged: str | None = None  # why the index cannot be trusted any more, once a search found out
+        self._stamps = _file_stamps(index_dir)
         self._lock = threading.Lock()
 
     @property
@@ -124,25 +145,54 @@ class SearchEngine:
 
         `raw` takes Whoosh's query syntax as written; otherwise the text is read as a reader's
         words or a pasted error, and ranked by words and meaning (`mode`) as far as the
-        generation's vectors allow; `correct=False` searches a misspelled query as typed.
+        generation's vectors allow; `correct=False` searches a misspelled query as typed. Raises IndexDamaged
+        (and sets `damaged`) when the search fails because the index's files were damaged after they were opened.
         """
+        try:
+            return self._search(text, lang, depth, document, raw, mode, correct)
+        except Exception as exc:
+            problem = self._damage(exc)
+            if problem is None:
+                raise
+            self.damaged = problem
+            raise IndexDamaged(problem) from exc
+
+    def _damage(self, exc: Exception) -> str | None:
+        """What damage to the index explains `exc`, if any: its files changed since they were opened,
+        or bytes that are not what the index wrote. A bug of ours changes no file."""
+        try:
+            now = _file_stamps(self.index_dir)
+        except OSError as gone:
+            return f"its folder cannot be read any more ({gone.strerror or gone})"
+        changed = sorted(name for name in self._stamps.keys() | now.keys() if self._stamps.get(name) != now.get(name))
+        if changed:
+            return f"{', '.join(changed)} changed while served ({type(exc).__name__}: {exc})"
+        if isinstance(exc, READ_ERRORS):
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+    def _search(self, text: str, lang: str | None, depth: int, document: str | None, raw: bool,
+                mode: Mode, correct: bool) -> Outcome:
         semantics = self.semantics if mode != "lexical" and not raw and reads_as_words(text) else None
         pending = semantics.query_vector(text) if semantics is not None else None
         vector = _wait(pending, SEARCH_BUDGET) if pending is not None and mode == "semantic" else None
-        with self._lock:
-            budget = Budget()
-            if raw:
+        budget = Budget()
+        if raw:
+            with self._lock:
                 return raw_search(self.lexical, text, lang, depth, document, budget)
-            if semantics is None or pending is None:
-                return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
-                                      budget, correct)
+        if semantics is None or pending is None:
+            return lexical_search(self.lexical, text, lang, depth, self.thesaurus, self.vocabulary, document,
+                                  budget, correct, turn=self._lock)
+        with self._lock:
             allowed = self._allowed(semantics.dense, lang, document)
-            if mode == "semantic" and vector is not None:
-                z = meaning_scores(semantics.dense, semantics.dense.cosines(vector))
-                ranked = by_meaning(z, allowed, depth)
-                return Outcome(ranked.total, as_matches(ranked, self.lexical.entry), [], ranking="semantic")
-            words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
-                                   self.vocabulary, document, budget, correct)
+        if mode == "semantic" and vector is not None:
+            z = meaning_scores(semantics.dense, semantics.dense.cosines(vector))
+            ranked = by_meaning(z, allowed, depth)
+            with self._lock:  # the ids of the entries are read from the index
+                matches = as_matches(ranked, self.lexical.entry)
+            return Outcome(ranked.total, matches, [], ranking="semantic")
+        words = lexical_search(self.lexical, text, lang, max(depth, LEXICAL_DEPTH), self.thesaurus,
+                               self.vocabulary, document, budget, correct, turn=self._lock)
         vector = _wait(pending, budget.deadline - time.monotonic())
         if vector is None:  # the model is busy past the budget: the words' ranking stands alone
             return replace(words, matches=words.matches[:depth])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from whoosh.collectors import Collector, TimeLimit, WrappingCollector
@@ -60,6 +61,7 @@ COMMON_SHARE = 0.2  # a term more than this share of entries hold is not highlig
 # Searched (a negation can matter), but not worth a highlight: alone in a snippet they point at nothing.
 STOP_LIKE = frozenset({"not", "no", "can", "cannot", "could", "should", "would", "will", "get", "use",
                        "不可", "不能", "可以", "没有", "需要"})
+UNSHARED = nullcontext()  # the turn of an index no other search uses
 
 
 @dataclass(frozen=True)
@@ -163,13 +165,16 @@ def raw_search(index: LexicalIndex, text: str, lang: str | None, depth: int, doc
 
 
 def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int, thesaurus: Thesaurus,
-                   vocabulary: Vocabulary, document: str | None, budget: Budget, correct: bool = True) -> Outcome:
+                   vocabulary: Vocabulary, document: str | None, budget: Budget, correct: bool = True,
+                   turn: AbstractContextManager[object] = UNSHARED) -> Outcome:
     """Entries matching `text`, best first (see `_run`); `lang` filters by language.
 
     A pasted error or traceback is searched by its signature; a query that finds nothing
     and looks misspelled (English words by spelling, Chinese by sound and shape) is searched
     as corrected unless `correct` is false, and the correction is returned either way (`corrected`
     when its results are the ones returned). The words of a typed query that no entry holds are named.
+    Only the work on the index is done holding `turn` (the generation's searcher is not shared):
+    reading a paste and spelling English words are not, so other searches need not wait on them.
     """
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
@@ -181,19 +186,24 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
             # and an entry quoting the message as written (`Type is required`) more.
             context, text, phrase = text, signature, message
         fields = ERROR_FIELDS
-    outcome = _run(index, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
+    with turn:
+        outcome = _run(index, text, lang, depth, thesaurus, budget, document, fields, context, phrase)
     suggestion = None
-    if outcome.total < SUGGEST_BELOW:
-        suggestion = suggest(vocabulary, text) or (correct_chinese(text, lambda pair: _entries_holding(index, pair))
-                                                   if HAN_RUN.search(text) else None)
-    if suggestion and correct and not budget.exhausted:  # the corrected search spends what is left of the budget
-        corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
-        if corrected.total > outcome.total:
-            return Outcome(corrected.total, corrected.matches, _informative(index, corrected.terms), suggestion,
-                           corrected.partial, corrected=True,
-                           unmatched=() if context else unmatched_words(index, suggestion))
-    return Outcome(outcome.total, outcome.matches, _informative(index, outcome.terms), suggestion, outcome.partial,
-                   unmatched=() if context else unmatched_words(index, text))
+    if outcome.total < SUGGEST_BELOW and not budget.exhausted:
+        suggestion, cut_short = suggest(vocabulary, text, budget.deadline)
+        budget.exhausted = budget.exhausted or cut_short
+        if suggestion is None and HAN_RUN.search(text):
+            with turn:
+                suggestion = correct_chinese(text, lambda pair: _entries_holding(index, pair))
+    with turn:
+        if suggestion and correct and not budget.exhausted:  # the corrected search spends what is left of the budget
+            corrected = _run(index, suggestion, lang, depth, thesaurus, budget, document, fields)
+            if corrected.total > outcome.total:
+                return Outcome(corrected.total, corrected.matches, _informative(index, corrected.terms), suggestion,
+                               corrected.partial, corrected=True,
+                               unmatched=() if context else unmatched_words(index, suggestion))
+        return Outcome(outcome.total, outcome.matches, _informative(index, outcome.terms), suggestion,
+                       outcome.partial or budget.exhausted, unmatched=() if context else unmatched_words(index, text))
 
 
 def _informative(index: LexicalIndex, terms: list[str]) -> list[str]:

@@ -157,8 +157,11 @@ def readyz(store: Annotated[DataStore, Depends(get_store)]) -> Readiness:
     snapshot = store.current()  # NoDataError → 503 with the reason
     semantic = store.semantic_state(snapshot)
     damaged = store.fallback
-    if damaged is None:
-        return Readiness(status="ok", generation=snapshot.generation.name, semantic=semantic)
-    return Readiness(status="degraded", generation=snapshot.generation.name, semantic=semantic,
-                     note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}; "
-                          f"{REBUILD_ADVICE}")
+    if damaged is not None:
+        return Readiness(status="degraded", generation=snapshot.generation.name, semantic=semantic,
+                         note=f"generation {damaged[0]} is damaged ({damaged[2]}); serving {damaged[1]}; "
+                              f"{REBUILD_ADVICE}")
+    if store.pointer_problem is not None:
+        return Readiness(status="degraded", generation=snapshot.generation.name, semantic=semantic,
+                         note=store.pointer_problem)
+    return Readiness(status="ok", generation=snapshot.generation.name, semantic=semantic)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from http import HTTPStatus
 
 from fastapi import FastAPI, Request
@@ -12,11 +13,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.db import NoDataError
 from app.queries import NotFound
+from app.search.engine import IndexDamaged
 from app.search.ranking import QueryTooComplex
 from app.web.strings import interface_context
 
 log = logging.getLogger(__name__)
 PROBLEM_TYPES = "about:blank"
+SHOWN_CHARACTERS = 80  # of an id or path quoted in an error
+MAX_REPEATED_ADDRESS = 1024  # a longer address is not repeated in an error (as `instance`, or in a link)
 
 
 class BadRequest(ValueError):
@@ -27,22 +31,31 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or request.url.path in ("/healthz", "/readyz")
 
 
-def problem(request: Request, status: int, detail: str) -> Response:
-    """The error response for `request`, in the format its surface uses."""
+def problem(request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None) -> Response:
+    """The error response for `request`, in the format its surface uses (with `headers`, e.g. Allow)."""
     title = HTTPStatus(status).phrase
     if _wants_json(request):
+        path = request.url.path
         return JSONResponse(
             {"type": PROBLEM_TYPES, "title": title, "status": status, "detail": detail,
-             "instance": request.url.path},
-            status_code=status, media_type="application/problem+json",
+             **({"instance": path} if len(path) <= MAX_REPEATED_ADDRESS else {})},
+            status_code=status, media_type="application/problem+json", headers=headers,
         )
+    chrome = interface_context(request)
+    if len(chrome["switch_url"]) > MAX_REPEATED_ADDRESS:  # the language switch leads home, not back to it
+        chrome["switch_url"] = f"/?ui={chrome['switch_lang']}"
     templates = request.app.state.templates
     response: Response = templates.TemplateResponse(
         request, "pages/error.html",
-        {**interface_context(request), "status": status, "title": title, "detail": detail, "json_url": None},
-        status_code=status,
+        {**chrome, "status": status, "title": title, "detail": detail, "json_url": None},
+        status_code=status, headers=headers,
     )
     return response
+
+
+def shortened(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """`text`, cut to `limit` characters with an ellipsis: an error quotes what was asked, never 100 KB of it."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 MISSING_HINTS = {"q": "give a search query, e.g. ?q=CUDA+out+of+memory"}
@@ -71,8 +84,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         if exc.status_code == 404 and detail == "Not Found":
-            detail = f"nothing at {request.url.path}"
-        return problem(request, exc.status_code, detail)
+            detail = f"nothing at {shortened(request.url.path)}"
+        return problem(request, exc.status_code, detail, exc.headers)  # e.g. Allow, on a 405
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -88,11 +101,19 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> Response:
-        return problem(request, 404, str(exc))
+        return problem(request, 404, exc.detail or f"no {exc.kind} with id {shortened(exc.id)!r}")
 
     @app.exception_handler(NoDataError)
     async def no_data(request: Request, exc: NoDataError) -> Response:
         return problem(request, 503, str(exc))
+
+    @app.exception_handler(IndexDamaged)
+    async def index_damaged(request: Request, exc: IndexDamaged) -> Response:
+        # The data store notices it too: the next request is served from the newest good generation.
+        log.error("the search index proved damaged on %s: %s", request.url.path, exc)
+        return problem(request, 503, "the search index proved damaged while serving; the previous good data is "
+                                     "served from now on: try again (`faq reindex` rebuilds it)",
+                       headers={"Retry-After": "1"})
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -15,11 +15,14 @@ from urllib.parse import parse_qs
 
 import anyio.to_thread
 from starlette.datastructures import Headers, MutableHeaders, QueryParams
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db import DataStore
+from app.queries import MAX_QUERY_LENGTH
+from app.web.errors import problem
 from app.web.strings import UI_COOKIE, interface_language
 
 IMMUTABLE = "public, max-age=31536000, immutable"  # the URL names the content: it never changes
@@ -27,6 +30,9 @@ SHORT = "public, max-age=300"  # an unversioned (or stale) static URL: check bac
 REVALIDATE = "no-cache"  # pages and API: keep, but ask (If-None-Match) before every use
 NO_ETAG_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics", "/favicon.ico")
 PAGE_PREFIXES = ("/search", "/entries/", "/documents/")  # HTML whose words follow the reader's language
+# The longest request target a reader can need: the longest query, every character four UTF-8 bytes
+# percent-encoded (12 bytes each), and room for the other parameters. Anything longer is refused (414).
+MAX_REQUEST_TARGET = 12 * MAX_QUERY_LENGTH + 2048
 
 
 def _digest(data: bytes) -> str:
@@ -95,6 +101,24 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class BoundedRequestTarget:
+    """414 URI Too Long, with a short page, for a path and query longer than any the portal answers."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse an over-long target before any route reads it."""
+        if scope["type"] == "http":
+            length = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string", b""))
+            if length > MAX_REQUEST_TARGET:
+                detail = (f"the address is {length:,} bytes long; the portal answers addresses of at most "
+                          f"{MAX_REQUEST_TARGET:,} bytes (a query of at most {MAX_QUERY_LENGTH:,} characters)")
+                await problem(Request(scope), 414, detail)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class HeadAsGet:

@@ -207,7 +207,8 @@ def document_page(request: Request, reader: ReaderDep, document_id: str,
 
     document, laid_out = reader.snapshot.kept("outline", (document_id, label), OUTLINES_KEPT, read)
     if part > len(laid_out.parts):
-        raise NotFound(f"document {document_id!r} has {len(laid_out.parts)} part(s); there is no part {part}")
+        raise NotFound("document", document_id,
+                       f"document {document_id!r} has {len(laid_out.parts)} part(s); there is no part {part}")
     here = [item for item in laid_out.items if item.part == part and (item.on_page or part == 1)]
     parts = [(number, next((item.entry.title for item in laid_out.items if item.on_page and item.part == number),
                            document.title)) for number in range(1, len(laid_out.parts) + 1)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from typing import Literal
 
 from app.queries import LANGUAGES, MAX_QUERY_LENGTH
@@ -14,6 +14,7 @@ MAX_OFFSET = 10_000
 # Something to search for: a character that is neither white space nor a control character
 # (the schema says so, so a client generated from it does not send an empty query).
 QUERY_PATTERN = r"[^\s\x00-\x1f\x7f-\x9f]"
+CONTROL_BUT_LINE_BREAK = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # Unicode's category Cc, less \n
 
 
 def clean_query(q: str, limit: int = MAX_QUERY_LENGTH) -> str:
@@ -25,7 +26,7 @@ def clean_query(q: str, limit: int = MAX_QUERY_LENGTH) -> str:
         longer = " (send a longer text, such as a whole log, with POST)" if limit < MAX_PASTE_LENGTH else ""
         raise BadRequest(f"q: the query is {len(q)} characters long; the limit is {limit}{longer}")
     q = q.replace("\r\n", "\n").replace("\r", "\n")
-    cleaned = "".join(" " if unicodedata.category(c) == "Cc" and c != "\n" else c for c in q)
+    cleaned = CONTROL_BUT_LINE_BREAK.sub(" ", q)
     if not cleaned.strip():
         raise BadRequest("q: the query is empty; type a word, an error message or an identifier")
     return cleaned.strip()

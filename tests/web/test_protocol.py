@@ -1,0 +1,57 @@
+"""Protocol details under hostile requests: 405 with Allow, over-long ids and request targets."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from app.queries import MAX_QUERY_LENGTH
+from app.web.http import MAX_REQUEST_TARGET
+from app.web.inprocess import InProcessClient
+
+UNDECLARED = ("POST", "PUT", "DELETE", "PATCH")
+
+
+def test_every_operation_answers_an_undeclared_method_with_405_and_allow(client: InProcessClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert len(paths) >= 6
+    for template, operations in paths.items():
+        path = template.replace("{entry_id}", "x").replace("{document_id}", "x")
+        declared = {method.upper() for method in operations}
+        method = next(m for m in UNDECLARED if m not in declared)
+        response = client.request(method, path)
+        assert response.status_code == 405, (method, path)
+        allowed = {m.strip() for m in response.headers.get("allow", "").split(",")}
+        assert declared <= allowed, (method, path, response.headers.get("allow"))
+        if path.startswith("/api/"):
+            assert response.headers["content-type"] == "application/problem+json"
+
+
+def test_a_page_answers_an_undeclared_method_with_405_and_allow(client: InProcessClient) -> None:
+    response = client.request("PUT", "/search?q=cuda")
+    assert response.status_code == 405 and response.headers["allow"] == "GET"
+    assert response.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("path", ["/entries/", "/api/v1/entries/", "/documents/", "/api/v1/documents/", "/"])
+def test_an_absurdly_long_id_gets_a_short_404(client: InProcessClient, path: str) -> None:
+    response = client.get(path + "x" * 40_000)
+    assert response.status_code == 404
+    assert len(response.content) < 4_000  # was the whole id, twice: 80 KB
+    assert "x" * 81 not in response.text and "xxx…" in response.text
+
+
+def test_a_request_target_longer_than_any_answer_needs_is_414_with_a_short_page(client: InProcessClient) -> None:
+    for target in ("/search?q=" + "a" * MAX_REQUEST_TARGET, "/" + "x" * MAX_REQUEST_TARGET,
+                   "/api/v1/search?q=" + "a" * MAX_REQUEST_TARGET):
+        response = client.get(target)
+        assert response.status_code == 414, target[:20]
+        assert len(response.content) < 4_000 and "a" * 100 not in response.text
+        assert f"{MAX_QUERY_LENGTH:,} characters" in response.text
+
+
+def test_the_longest_query_a_reader_may_send_still_fits(client: InProcessClient) -> None:
+    longest = quote("\U00020000" * MAX_QUERY_LENGTH)  # four UTF-8 bytes each, every one percent-encoded
+    assert client.get("/api/v1/search?q=" + longest).status_code == 200
+    assert client.get("/search?q=" + longest).status_code == 200
