@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.db import NoDataError
 from app.queries import NotFound
@@ -20,6 +21,7 @@ from app.web.strings import interface_context
 log = logging.getLogger(__name__)
 PROBLEM_TYPES = "about:blank"
 SHOWN_CHARACTERS = 80  # of an id or path quoted in an error
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 MAX_REPEATED_ADDRESS = 1024  # a longer address is not repeated in an error (as `instance`, or in a link)
 
 
@@ -77,6 +79,14 @@ def _validation_detail(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
+def _allowed_methods(request: Request) -> str:
+    """Every method some route of this path takes (Starlette names only the first route's: a path served by a
+    GET and a POST route answered PUT with `Allow: GET`)."""
+    routes = request.app.router.routes
+    return ", ".join(method for method in HTTP_METHODS
+                     if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on `app`."""
 
@@ -85,7 +95,10 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"nothing at {shortened(request.url.path)}"
-        return problem(request, exc.status_code, detail, exc.headers)  # e.g. Allow, on a 405
+        headers = exc.headers
+        if exc.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+        return problem(request, exc.status_code, detail, headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:

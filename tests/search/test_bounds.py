@@ -97,22 +97,27 @@ def test_a_long_unknown_word_is_not_split_into_known_prefixes(engine: SearchEngi
 
 
 def _reference_snippet(text: str, terms: list[str], width: int) -> str:
-    """The snippet as it was made before: every span counted against every later one."""
+    """The snippet with its window found as before, every span counted against every later one; its edges
+    cut as make_snippet cuts them (between words, URLs shortened)."""
     import html
 
     from app.search.analysis import term_spans
-    from app.search.highlight import _marked
+    from app.search.highlight import SCANNED_CHARS, URL, _marked, _short_url, _word_end, _word_start
 
-    spans = term_spans(text, terms)
+    text = URL.sub(_short_url, text)
+    spans = term_spans(text[:SCANNED_CHARS], terms)
     if not spans:
-        return html.escape(text[:width]) + ("…" if len(text) > width else "")
+        end = _word_end(text, min(len(text), width)) or min(len(text), width)
+        return html.escape(text[:end].rstrip()) + ("…" if len(text) > end else "")
     best_start, best_count = spans[0][0], 0
     for i, (start, _) in enumerate(spans):
         count = sum(1 for _, end in spans[i:] if end <= start + width)
         if count > best_count:
             best_start, best_count = start, count
-    begin = max(0, best_start - width // 4)
-    end = min(len(text), begin + width)
+    begin = min(_word_start(text, max(0, best_start - width // 4)), best_start)
+    end = _word_end(text, min(len(text), begin + width))
+    if end <= best_start:
+        end = min(len(text), begin + width)
     excerpt = ("…" if begin > 0 else "") + _marked(text, spans, begin, end) + ("…" if end < len(text) else "")
     return " ".join(excerpt.split())
 
