@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from app.ingest.anchors import anchor_weights
@@ -24,7 +24,9 @@ from app.ingest.anchors import anchor_weights
 LANG_MARKERS = re.compile(
     r"(?i)(?:(?<=[._-])|^)(?:zh[_-](?:cn|hans|hant|tw)|zh|cn|en[_-]us|en)(?=[._/-]|$)"
 )
-DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-]cn|zh|en)(/)")
+# A folder that holds one language's files: `en/`, `zh_cn/`, `cn/`, Sphinx's `source_en/`. The original often
+# sits beside the language folder (`docs/faq.md`, `docs/cn/faq.md`), so the folder is dropped, not replaced.
+DIR_MARKERS = re.compile(r"(?i)(^|/)(?:source_en|source|zh[_-](?:cn|hans|hant|tw)|zh|cn|en)/")
 
 MIN_SIMILARITY = 0.12  # an aligned pair shares at least this share of its anchor weight
 MOVED_SIMILARITY = 0.8  # an entry paired out of order must be this similar, stand out, and be mutually best
@@ -35,10 +37,14 @@ CONFIDENT = 0.25  # pairs below this similarity (or found by order alone) are li
 POSITION_WEIGHT = 0.05  # breaks ties between equally similar candidates by relative position
 DOCUMENT_COVERAGE = 0.35  # content pairing: minimum alignment score (translations score 0.6-1, others < 0.2)
 DOCUMENT_CANDIDATES = 3  # content pairing: candidates per document, by shared anchors
-# Content pairing: an anchor held by more documents than this proposes no candidates (it still counts
-# in their scores). Above every corpus of the repository (at most 202 documents pooled), so they pair as
-# when every document was compared with every other.
-CANDIDATE_POSTINGS = 256
+# Questions' meaning (the cosine of their vectors, when the model runs at ingest). Measured on the 605 gold
+# pairs of ../shared/corpus and eval/wild: a translation's questions have a cosine of 0.92 (median; 0.86 for
+# the lowest twentieth), a question and the closest other question of the same documents 0.86 (median).
+MEANING_PAIR = 0.88  # two questions left unpaired pair at this cosine, if each is the other's clear best
+MEANING_MARGIN = 0.02  # over the next best of either
+MEANING_VETO = 0.80  # a pair with little anchor evidence whose questions are this far apart is not a pair
+Meaning = Callable[[Sequence[str], Sequence[str]], list[list[float]]]  # question texts → their cosines
+PAIR_EVIDENCE = 2  # content pairing: an entry pair counts towards its documents' score with this many shared anchors
 
 
 @dataclass(frozen=True)
@@ -78,13 +84,13 @@ class EntryPair:
 
     first: str
     second: str
-    method: str  # "anchors" | "moved" | "order" | "links.tsv"
+    method: str  # "anchors" | "moved" | "order" | "meaning" | "links.tsv"
     score: float
 
     @property
     def confident(self) -> bool:
         """False for pairs an editor should confirm (`faq check` lists them)."""
-        return self.method == "links.tsv" or (self.method == "anchors" and self.score >= CONFIDENT)
+        return self.method in ("links.tsv", "meaning") or (self.method == "anchors" and self.score >= CONFIDENT)
 
 
 @dataclass
@@ -108,7 +114,7 @@ class Alignment:
 
 def language_neutral_name(path: str) -> str:
     """A path with its language markers removed: `en/faq.md` and `zh_cn/faq.md` agree."""
-    path = DIR_MARKERS.sub(r"\1<lang>\2", path)
+    path = DIR_MARKERS.sub(r"\1", path)
     stem, _, suffix = path.rpartition(".")
     stem = stem or suffix
     stem = LANG_MARKERS.sub("", stem).rstrip("._-")
@@ -139,8 +145,13 @@ def similarity_matrix(first: Sequence[AlignableEntry], second: Sequence[Alignabl
 
 
 def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry],
-                  forbidden: Iterable[tuple[str, str]] = ()) -> list[EntryPair]:
-    """Entry pairs of two documents that translate each other, in the first's order."""
+                  forbidden: Iterable[tuple[str, str]] = (), meaning: Meaning | None = None) -> list[EntryPair]:
+    """Entry pairs of two documents that translate each other, in the first's order.
+
+    With `meaning`, pairs with little anchor evidence are checked against their questions' meaning, and
+    questions left unpaired pair by meaning (two entries that share no anchor: `browser compatibility`,
+    `浏览器兼容性`).
+    """
     if not first or not second:
         return []
     sim = similarity_matrix(first, second)
@@ -153,10 +164,45 @@ def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEnt
     matched = _monotonic(sim, margin)
     _add_moved(sim, margin, matched)
     _add_by_order(sim, matched)
+    by_meaning = _check_by_meaning(first, second, sim, matched, meaning, banned) if meaning is not None else {}
     pairs = []
     for i, (j, method) in sorted(matched.items()):
-        pairs.append(EntryPair(first[i].id, second[j].id, method, round(sim[i][j], 4)))
+        pairs.append(EntryPair(first[i].id, second[j].id, method, round(by_meaning.get(i, sim[i][j]), 4)))
     return pairs
+
+
+def _check_by_meaning(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry], sim: list[list[float]],
+                      matched: dict[int, tuple[int, str]], meaning: Meaning,
+                      banned: set[tuple[str, str]]) -> dict[int, float]:
+    """Drop weak pairs whose questions mean different things, then pair what is left by meaning; returns the
+    cosine of each pair made by meaning (by its row).
+
+    Only the weak pairs and the entries left over are embedded: a few per document pair.
+    """
+    weak = [(i, j) for i, (j, method) in matched.items() if method != "anchors" or sim[i][j] < CONFIDENT]
+    if weak:
+        cosines = meaning([first[i].title for i, _ in weak], [second[j].title for _, j in weak])
+        for k, (i, _) in enumerate(weak):
+            if cosines[k][k] < MEANING_VETO:
+                del matched[i]
+    taken = {j for j, _ in matched.values()}
+    rows = [i for i in range(len(first)) if i not in matched]
+    columns = [j for j in range(len(second)) if j not in taken]
+    if not rows or not columns:
+        return {}
+    cosines = meaning([first[i].title for i in rows], [second[j].title for j in columns])
+    made: dict[int, float] = {}
+    for a, i in enumerate(rows):
+        b = max(range(len(columns)), key=cosines[a].__getitem__)
+        best = cosines[a][b]
+        runner_up = max([c for k, c in enumerate(cosines[a]) if k != b] +
+                        [cosines[k][b] for k in range(len(rows)) if k != a], default=0.0)
+        mutual = max(range(len(rows)), key=lambda k: cosines[k][b]) == a
+        if (mutual and best >= MEANING_PAIR and best - runner_up >= MEANING_MARGIN
+                and (first[i].id, second[columns[b]].id) not in banned):
+            matched[i] = (columns[b], "meaning")
+            made[i] = best
+    return made
 
 
 def margin_matrix(sim: list[list[float]]) -> list[list[float]]:
@@ -247,16 +293,20 @@ def alignment_score(pairs: Sequence[EntryPair], first: int, second: int) -> floa
     return sum(pair.score for pair in pairs) / larger if larger else 0.0
 
 
-def pair_documents(documents: Sequence[AlignableDocument], rules: LinkRules | None = None) -> Alignment:
-    """Document pairs (explicit first, then names, then content) and their entry alignments."""
-    return _Pairing(documents, rules or LinkRules()).run()
+def pair_documents(documents: Sequence[AlignableDocument], rules: LinkRules | None = None,
+                   meaning: Meaning | None = None) -> Alignment:
+    """Document pairs (explicit first, then names, then content) and their entry alignments (with the questions'
+    meaning as evidence too, when given)."""
+    return _Pairing(documents, rules or LinkRules(), meaning).run()
 
 
 class _Pairing:
     """One run of document pairing with its bookkeeping."""
 
-    def __init__(self, documents: Sequence[AlignableDocument], rules: LinkRules) -> None:
+    def __init__(self, documents: Sequence[AlignableDocument], rules: LinkRules,
+                 meaning: Meaning | None = None) -> None:
         self.documents = list(documents)
+        self.meaning = meaning
         self.by_path = {d.path: d for d in documents}
         self.by_id = {d.id: d for d in documents}
         self.entry_document = {e.id: d for d in documents for e in d.entries}
@@ -405,41 +455,18 @@ class _Pairing:
                 self._pair_best(candidates, "file-name", minimum=0.0)
 
     def _pair_by_content(self) -> None:
-        """Pair documents whose entries align well, among each document's few best candidates by shared anchors.
-
-        A document's candidates are the documents of the other language with the highest summed weight of
-        the anchors both hold. Only documents sharing an anchor that few documents hold are scored: comparing
-        every document with every other took 38 s at 4,000 documents and grew with their square. Anchors held
-        by more than CANDIDATE_POSTINGS documents still count in the scores of the documents found.
-        """
         free = [d for d in self.documents if self._free(d) and d.entries]
         document_anchors = {d.id: frozenset().union(*(e.anchors for e in d.entries)) for d in free}
         weights = anchor_weights(document_anchors.values())
-        holders: defaultdict[str, list[AlignableDocument]] = defaultdict(list)
-        for doc in free:
-            for anchor in document_anchors[doc.id]:
-                holders[anchor].append(doc)
         candidates: set[tuple[str, str]] = set()
         for doc in free:
-            anchors = document_anchors[doc.id]
-            # What the rare anchors give each document found, and at most what the common ones can add.
-            rare: defaultdict[str, float] = defaultdict(float)
-            common = 0.0
-            for anchor in anchors:
-                if len(holders[anchor]) > CANDIDATE_POSTINGS:
-                    common += weights[anchor]
+            scored = []
+            for other in free:
+                if other.lang == doc.lang or not self._allowed(doc, other):
                     continue
-                for other in holders[anchor]:
-                    if other.lang != doc.lang:
-                        rare[other.id] += weights[anchor]
-            best: list[tuple[float, str]] = []  # (score, id), best first, as the candidates are ranked
-            for other_id, least in sorted(rare.items(), key=lambda found: -found[1]):
-                if len(best) == DOCUMENT_CANDIDATES and least + common < best[-1][0] * (1 - 1e-9):
-                    break  # neither this one nor any after it can be among the best
-                if self._allowed(doc, self.by_id[other_id]):
-                    score = sum(weights[a] for a in anchors & document_anchors[other_id])
-                    best = sorted([*best, (score, other_id)], reverse=True)[:DOCUMENT_CANDIDATES]
-            for _, other_id in best:
+                common = document_anchors[doc.id] & document_anchors[other.id]
+                scored.append((sum(weights[a] for a in common), other.id))
+            for _, other_id in sorted(scored, reverse=True)[:DOCUMENT_CANDIDATES]:
                 candidates.add((min(doc.id, other_id), max(doc.id, other_id)))
         pairs = [(self.by_id[a], self.by_id[b]) for a, b in sorted(candidates)]
         self._pair_best(pairs, "content", minimum=DOCUMENT_COVERAGE)
@@ -450,6 +477,9 @@ class _Pairing:
         scored = []
         for first, second in candidates:
             pairs = align_entries(first.entries, second.entries)
+            anchors = {e.id: e.anchors for e in [*first.entries, *second.entries]}
+            # One shared anchor (a glossary word, `add`) makes two tiny entries look identical: chance, not evidence.
+            pairs = [p for p in pairs if len(anchors[p.first] & anchors[p.second]) >= PAIR_EVIDENCE]
             scored.append((alignment_score(pairs, len(first.entries), len(second.entries)), first.id, second.id))
         for score, first_id, second_id in sorted(scored, reverse=True):
             first, second = self.by_id[first_id], self.by_id[second_id]
@@ -464,7 +494,8 @@ class _Pairing:
             first, second = self.by_id[pair.first], self.by_id[pair.second]
             entries_first = [e for e in first.entries if e.id not in forced_ids]
             entries_second = [e for e in second.entries if e.id not in forced_ids]
-            self.result.entries.extend(align_entries(entries_first, entries_second, self.forbidden_entries))
+            self.result.entries.extend(align_entries(entries_first, entries_second, self.forbidden_entries,
+                                                     self.meaning))
         for a, b in self.forced_entries:
             self.result.entries.append(EntryPair(a, b, "links.tsv", 1.0))
         titles = {e.id: e.title for d in self.documents for e in d.entries}
