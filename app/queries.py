@@ -12,6 +12,7 @@ from sqlmodel import Session, col, func, select
 
 from app.config import Settings
 from app.db import DataStore, Snapshot
+from app.forwarding import Forwarding, Gone
 from app.metrics import observe_search
 from app.models import (
     Document,
@@ -54,8 +55,29 @@ DOCUMENTS_KEPT = 32
 DOCUMENT_KEPT_CHARS = 1_000_000
 
 
+CLOSEST_TO_REMOVED = 5  # current entries shown with a removed entry
+
+
 class NotFound(LookupError):
     """No document or entry has that id."""
+
+
+class EntryMoved(LookupError):
+    """The entry's id no longer exists: another entry took its place (answered with 301 to it)."""
+
+    def __init__(self, gone: Gone) -> None:
+        super().__init__(f"entry {gone.id!r} is now {gone.moved_to!r}")
+        self.gone = gone
+        self.moved_to = str(gone.moved_to)
+
+
+class EntryRemoved(LookupError):
+    """The entry was removed (answered with 410, its last question and the closest current entries)."""
+
+    def __init__(self, gone: Gone, closest: list[EntryRef]) -> None:
+        super().__init__(f"entry {gone.id!r} was removed from the FAQ; its question was: {gone.question}")
+        self.gone = gone
+        self.closest = closest
 
 
 def entry_url(entry_id: str) -> str:
@@ -90,6 +112,7 @@ class Reader:
     session: Session
     cache_size: int = 512
     query_log: QueryLog | None = None  # where searches are counted for the editors' statistics
+    forwarding: Forwarding | None = None  # where ids that no longer exist went
 
     # ------------------------------------------------------------ documents
 
@@ -136,6 +159,23 @@ class Reader:
     def get_entry(self, entry_id: str) -> EntryDetail:
         """One entry with its document, breadcrumb, translations and related entries."""
         return self.snapshot.kept("entry", entry_id, ENTRIES_KEPT, lambda: self._read_entry(entry_id))
+
+    def get_current_entry(self, entry_id: str) -> EntryDetail:
+        """One entry, or — for an id that no longer exists — EntryMoved or EntryRemoved saying where it went."""
+        try:
+            return self.get_entry(entry_id)
+        except NotFound:
+            gone = self.forwarding.find(entry_id, self._entry_exists) if self.forwarding is not None else None
+            if gone is None:
+                raise
+        if gone.moved_to is not None:
+            raise EntryMoved(gone)
+        closest = self._search(gone.question, None, CLOSEST_TO_REMOVED, 0, None, gone.lang or None, False, "hybrid")
+        raise EntryRemoved(gone, [EntryRef(id=hit.id, lang=hit.lang, title=hit.title, url=hit.url)
+                                  for hit in closest.results])
+
+    def _entry_exists(self, entry_id: str) -> bool:
+        return self.session.execute(select_columns(col(Entry.id)).where(col(Entry.id) == entry_id)).first() is not None
 
     def _read_entry(self, entry_id: str) -> EntryDetail:
         entry = self.session.get(Entry, entry_id)

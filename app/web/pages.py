@@ -93,8 +93,9 @@ def search_page(
 
 @router.get("/entries/{entry_id}", response_class=HTMLResponse)
 def entry_page(request: Request, reader: ReaderDep, entry_id: str) -> Response:
-    """One entry: question, answer, breadcrumb, translations and related entries."""
-    entry = reader.get_entry(entry_id)
+    """One entry: question, answer, breadcrumb, translations and related entries; an old id redirects (301), a
+    removed entry says so with the closest entries (410)."""
+    entry = reader.get_current_entry(entry_id)
     title_html, body_html = reader.entry_html(entry_id)
     other = OTHER_LANGUAGE.get(entry.lang, "en")
     return _render(request, "pages/entry.html", entry.lang, f"/api/v1/entries/{entry.id}", {

@@ -1,0 +1,136 @@
+"""Where entry ids that no longer exist went: kept across every generation, so old links never 404.
+
+An ingest records each id its new generation drops: moved to the entry that took its place
+(301), or removed, with its last question (410 and the closest entries). Generations are
+pruned to the last few; this map is not. With SQLite it is one file beside the generations
+(`<data_dir>/forwarding.db`); with PostgreSQL the table `public.entry_forwarding` of the shared
+database, read by every replica.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Column, Engine, MetaData, NullPool, String, Table, Text, create_engine, event, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from app.config import Settings
+from app.generations import is_sqlite
+
+FORWARDING_FILE = "forwarding.db"
+MAX_HOPS = 64  # a chain of forwards is followed this far at most (never a loop)
+CHUNK = 500
+
+_metadata = MetaData()
+entry_forwarding = Table(
+    "entry_forwarding", _metadata,
+    Column("id", String(160), primary_key=True),  # an id no generation serves any more
+    Column("moved_to", String(160), nullable=True),  # the entry that took its place; None: removed
+    Column("question", Text, nullable=False),  # its last question, for the removed page and its search
+    Column("lang", String(8), nullable=False),
+    Column("since", String(32), nullable=False),  # when it went (UTC, ISO 8601)
+)
+
+
+@dataclass(frozen=True)
+class Gone:
+    """Where an id that no longer exists went: `moved_to` an entry, or removed (`moved_to` None)."""
+
+    id: str
+    moved_to: str | None
+    question: str
+    lang: str
+    since: str
+
+
+class Forwarding:
+    """The map of vanished ids, in a SQLite file of this machine or a table of the shared server database."""
+
+    def __init__(self, settings: Settings) -> None:
+        url = settings.resolved_database_url
+        self._sqlite = is_sqlite(url)
+        self._ready = False
+        if self._sqlite:
+            self.engine: Engine = create_engine(f"sqlite:///{settings.data_dir / FORWARDING_FILE}",
+                                                poolclass=NullPool, connect_args={"timeout": 30})
+            event.listen(self.engine, "connect", _wal)
+            self._data_dir = settings.data_dir
+        else:
+            self.engine = create_engine(url, pool_size=1, max_overflow=2, pool_pre_ping=True)
+
+    def _prepare(self) -> None:
+        """Create the table on first use (a reader with no ingest yet has none)."""
+        if not self._ready:
+            if self._sqlite:
+                self._data_dir.mkdir(parents=True, exist_ok=True)
+            _metadata.create_all(self.engine, checkfirst=True)
+            self._ready = True
+
+    def record(self, vanished: Mapping[str, Gone], alive: Iterable[str]) -> None:
+        """Remember this ingest's vanished ids and forget those that are served again.
+
+        Forwards that led to an id now moved lead straight to its new place, so a link
+        followed after many generations is still one redirect.
+        """
+        self._prepare()
+        with self.engine.begin() as connection:
+            known = set(connection.execute(select(entry_forwarding.c.id)).scalars())
+            back = sorted(known.intersection(alive))
+            for start in range(0, len(back), CHUNK):
+                chunk = back[start:start + CHUNK]
+                connection.execute(entry_forwarding.delete().where(entry_forwarding.c.id.in_(chunk)))
+            rows = [{"id": gone.id, "moved_to": gone.moved_to, "question": gone.question, "lang": gone.lang,
+                     "since": gone.since} for gone in vanished.values()]
+            insert = sqlite_insert if self._sqlite else pg_insert
+            for start in range(0, len(rows), CHUNK):
+                statement = insert(entry_forwarding)
+                connection.execute(statement.on_conflict_do_update(index_elements=["id"], set_={
+                    "moved_to": statement.excluded.moved_to, "question": statement.excluded.question,
+                    "lang": statement.excluded.lang, "since": statement.excluded.since}), rows[start:start + CHUNK])
+            for gone in vanished.values():
+                if gone.moved_to is not None:
+                    connection.execute(update(entry_forwarding).where(entry_forwarding.c.moved_to == gone.id)
+                                       .values(moved_to=gone.moved_to))
+
+    def find(self, entry_id: str, exists: Callable[[str], bool]) -> Gone | None:
+        """Where `entry_id` went, following forwards to an entry that `exists`; None if it was never recorded.
+
+        A forward that leads nowhere any more (or back to itself) counts as removed, with the last question known.
+        """
+        self._prepare()
+        seen: list[Gone] = []
+        current = entry_id
+        with self.engine.connect() as connection:
+            while len(seen) < MAX_HOPS:
+                row = connection.execute(select(entry_forwarding).where(entry_forwarding.c.id == current)).first()
+                if row is None:
+                    break
+                gone = Gone(row.id, row.moved_to, row.question, row.lang, row.since)
+                seen.append(gone)
+                if gone.moved_to is None or any(g.id == gone.moved_to for g in seen):
+                    break
+                if exists(gone.moved_to):
+                    return Gone(entry_id, gone.moved_to, gone.question, gone.lang, gone.since)
+                current = gone.moved_to
+        if not seen:
+            return None
+        last = seen[-1]
+        return Gone(entry_id, None, last.question, last.lang, last.since)
+
+    @staticmethod
+    def now() -> str:
+        """The time an id goes, as recorded."""
+        return datetime.now(UTC).isoformat(timespec="seconds")
+
+    def close(self) -> None:
+        """Close the connections."""
+        self.engine.dispose()
+
+
+def _wal(dbapi_connection: Any, _record: Any) -> None:
+    # Readers looking up an old id must not wait on an ingest's writes.
+    dbapi_connection.execute("PRAGMA journal_mode = WAL")
