@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: install run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content eval-fresh eval-fresh3 \
-	eval-cross eval-links bench load reindex-load screenshots clean
+	eval-cross eval-links bench load reindex-load screenshots identity clean
 
 install: $(STAMP)
 
@@ -43,6 +43,12 @@ ENGINE_SUITES = tests/web/test_api.py tests/web/test_html.py tests/web/test_page
 	tests/search/test_query.py tests/test_docs.py
 test-postgres: install
 	FAQ_TEST_ENGINE=postgresql $(BIN)/pytest -q $(ENGINE_SUITES)
+
+# Entry ids across real edits: the git histories of measure/identity_sources.tsv replayed as ingests, every old
+# id then requested over HTTP. MIRRORS holds the repositories (<owner>+<name>/repo), as the fetch tool leaves them.
+MIRRORS ?= ../.mirror
+identity: install
+	$(BIN)/python -m measure.identity --mirrors $(MIRRORS) --http
 
 # `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
 eval: ingest

@@ -153,10 +153,10 @@ class _Shapes:
         """The weighted similarity of two entries, with its question and answer parts."""
         before, after = self._entries[False][old], self._entries[True][new]
         question = _cosine(self.of(False, old, "title"), self.of(True, new, "title"))
-        if before.answer.strip() or after.answer.strip():
+        if before.answer.strip() and after.answer.strip():
             answer = _cosine(self.of(False, old, "answer"), self.of(True, new, "answer"))
         else:
-            answer = question  # two bare questions: only the question can tell
+            answer = question  # an answer written (or emptied) since: only the question can tell
         position = 1.0 - abs(_relative(before) - _relative(after))
         total = QUESTION_WEIGHT * question + ANSWER_WEIGHT * answer + POSITION_WEIGHT * position
         return total, question, answer

@@ -168,15 +168,19 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     return batch, vanished
 
 
+def document_versions(documents: Sequence[ReadDocument]) -> list[Version]:
+    """The documents' entries as identity sees them, in order, under their current ids."""
+    return [Version(id=new_id, document_id=doc.id, lang=lang, section=tuple(parsed.section), title=parsed.title,
+                    answer=parsed.answer_markdown, position=position, document_size=len(doc.entries))
+            for doc in documents
+            for position, (new_id, lang, parsed) in enumerate(zip(doc.entry_ids, doc.entry_langs, doc.entries,
+                                                                  strict=True))]
+
+
 def inherit_previous_ids(documents: Sequence[ReadDocument], previous: Sequence[Version],
                          report: IngestReport) -> list[Vanished]:
     """Give each entry the id of the entry it continues in the `previous` generation; the ids that vanish."""
-    current = [Version(id=new_id, document_id=doc.id, lang=lang, section=tuple(parsed.section), title=parsed.title,
-                       answer=parsed.answer_markdown, position=position, document_size=len(doc.entries))
-               for doc in documents
-               for position, (new_id, lang, parsed) in enumerate(zip(doc.entry_ids, doc.entry_langs, doc.entries,
-                                                                     strict=True))]
-    inheritance = inherit_ids(previous, current)
+    inheritance = inherit_ids(previous, document_versions(documents))
     ids = iter(inheritance.ids)
     for doc in documents:
         doc.entry_ids = [next(ids) for _ in doc.entry_ids]
