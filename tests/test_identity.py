@@ -166,3 +166,23 @@ def test_a_removed_entry_that_comes_back_is_served_again(settings: Settings) -> 
     assert third[PORT[0]] == first[PORT[0]]
     with InProcessClient(create_app(settings)) as client:
         assert client.get(f"/api/v1/entries/{first[PORT[0]]}").status_code == 200
+
+
+def test_faq_ingest_says_how_many_old_urls_redirect_or_are_gone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from app.cli import EXIT_OK, main
+
+    settings = settings_for(tmp_path, tmp_path / "content")
+    settings.content_dir.mkdir()
+    monkeypatch.setenv("FAQ_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("FAQ_CONTENT_DIR", str(settings.content_dir))
+    monkeypatch.setenv("FAQ_SEMANTIC", "false")
+    monkeypatch.delenv("FAQ_DATABASE_URL", raising=False)
+    monkeypatch.setattr("app.cli.get_settings", Settings)  # read this test's environment, not the cached settings
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT], "Operations": [LOGS]})
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    assert "old entry URLs" not in capsys.readouterr().out
+    write(settings, "faq.md", {"Setup": [(INSTALL[0], INSTALL[1] + "\n\n" + PORT[1])]})
+    assert main(["ingest", "--quiet"]) == EXIT_OK
+    assert ("old entry URLs:     1 now redirect (301) to the entry that took their place, 1 answer 410 (removed)"
+            in capsys.readouterr().out)
