@@ -14,7 +14,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Column, Engine, MetaData, NullPool, String, Table, Text, create_engine, event, select, update
+from sqlalchemy import (
+    Column,
+    Engine,
+    MetaData,
+    NullPool,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -54,11 +67,11 @@ class Forwarding:
         url = settings.resolved_database_url
         self._sqlite = is_sqlite(url)
         self._ready = False
+        self._data_dir = settings.data_dir
         if self._sqlite:
             self.engine: Engine = create_engine(f"sqlite:///{settings.data_dir / FORWARDING_FILE}",
                                                 poolclass=NullPool, connect_args={"timeout": 30})
             event.listen(self.engine, "connect", _wal)
-            self._data_dir = settings.data_dir
         else:
             self.engine = create_engine(url, pool_size=1, max_overflow=2, pool_pre_ping=True)
 
@@ -69,6 +82,14 @@ class Forwarding:
                 self._data_dir.mkdir(parents=True, exist_ok=True)
             _metadata.create_all(self.engine, checkfirst=True)
             self._ready = True
+
+    def _exists(self) -> bool:
+        """Whether the map has been created (by an ingest); remembered once true."""
+        if not self._ready:
+            if self._sqlite and not (self._data_dir / FORWARDING_FILE).is_file():
+                return False
+            self._ready = inspect(self.engine).has_table(entry_forwarding.name)
+        return self._ready
 
     def record(self, vanished: Mapping[str, Gone], alive: Iterable[str]) -> None:
         """Remember this ingest's vanished ids and forget those that are served again.
@@ -101,7 +122,8 @@ class Forwarding:
 
         A forward that leads nowhere any more (or back to itself) counts as removed, with the last question known.
         """
-        self._prepare()
+        if not self._exists():
+            return None  # no ingest has recorded anything yet: a reader creates nothing
         seen: list[Gone] = []
         current = entry_id
         with self.engine.connect() as connection:
