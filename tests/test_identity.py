@@ -186,3 +186,21 @@ def test_faq_ingest_says_how_many_old_urls_redirect_or_are_gone(tmp_path: Path, 
     assert main(["ingest", "--quiet"]) == EXIT_OK
     assert ("old entry URLs:     1 now redirect (301) to the entry that took their place, 1 answer 410 (removed)"
             in capsys.readouterr().out)
+
+
+def test_a_loop_of_forwards_ends_as_removed_never_as_a_redirect_loop(tmp_path: Path) -> None:
+    from app.forwarding import Forwarding, Gone
+
+    forwarding = Forwarding(settings_for(tmp_path))
+    try:
+        forwarding.record({"a": Gone("a", "b", "Question A?", "en", "2026-11-20T00:00:00+00:00")}, alive=[])
+        forwarding.record({"b": Gone("b", "a", "Question B?", "en", "2026-11-21T00:00:00+00:00")}, alive=[])
+        # Recording b → a rewrote the forward a → b to lead straight on: a now points at itself.
+        for start in ("a", "b"):
+            gone = forwarding.find(start, exists=lambda _id: False)
+            assert gone is not None and gone.moved_to is None and gone.id == start
+        assert forwarding.find("c", exists=lambda _id: True) is None
+        forwarding.record({}, alive=["a"])  # served again: no longer forwarded
+        assert forwarding.find("a", exists=lambda _id: False) is None
+    finally:
+        forwarding.close()
