@@ -145,8 +145,9 @@ def _served_versions(settings: Settings, report: IngestReport) -> list[Version]:
     try:
         return previous_versions(settings)
     except (SQLAlchemyError, OSError, ValueError) as exc:
-        report.warnings.append(("", f"the served generation cannot be read ({str(exc).splitlines()[0][:160]}): "
-                                    "every entry gets a fresh id, and old links to changed entries answer 404"))
+        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        report.warnings.append((str(settings.data_dir), f"the served generation cannot be read ({reason}): every "
+                                "entry gets a fresh id, and old links to changed entries answer 404"))
         return []
 
 
