@@ -204,3 +204,18 @@ def test_a_loop_of_forwards_ends_as_removed_never_as_a_redirect_loop(tmp_path: P
         assert forwarding.find("a", exists=lambda _id: False) is None
     finally:
         forwarding.close()
+
+
+def test_a_served_generation_that_cannot_be_read_gives_fresh_ids_and_a_warning(tmp_path: Path) -> None:
+    from app.generations import current_name, generation
+
+    settings = settings_for(tmp_path, tmp_path / "content")
+    settings.content_dir.mkdir()
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT]})
+    run_ingest(settings, progress=False)
+    served = current_name(settings)
+    assert served is not None
+    generation(settings, served).database_file.write_bytes(b"not a database" * 100)
+    report = run_ingest(settings, progress=False)
+    assert report.entries == 2
+    assert any("the served generation cannot be read" in message for _, message in report.warnings)
