@@ -14,7 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
-from app.forwarding import Forwarding
+from app.lineage import Lineage
 from app.querylog import QueryLog
 from app.semantic import VectorWorker
 from app.web import api, pages, site, strings, suggest
@@ -30,7 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     store = DataStore(settings, semantic=True)
     query_log = QueryLog(settings)
-    forwarding = Forwarding(settings)
+    lineage = Lineage(settings)
     vectors = VectorWorker(settings, store.model.get, store.attach_vectors)
 
     @asynccontextmanager
@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         vectors.stop()
         query_log.close()
-        forwarding.close()
+        lineage.close()
         store.close()
 
     app = FastAPI(
@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.vectors = vectors
     app.state.query_log = query_log
-    app.state.forwarding = forwarding
+    app.state.lineage = lineage
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.

@@ -129,6 +129,15 @@ class EntryDocument(SQLModel):
     translations: list[DocumentRef] = []
 
 
+class EntryHistory(SQLModel):
+    """When an entry first appeared and when its question or answer last changed (UTC, ISO 8601, from the ingests),
+    and its earlier questions, oldest first."""
+
+    first_seen: str
+    changed: str
+    earlier_questions: list[str]
+
+
 class EntryDetail(SQLModel):
     """One entry with its answer and cross-links."""
 
@@ -146,6 +155,7 @@ class EntryDetail(SQLModel):
     uncertain_repairs: int
     translations: list[EntryRef]
     related: list[EntryRef]
+    history: EntryHistory | None = None  # None before an ingest recorded it
 
 
 class SearchDocument(SQLModel):

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, func, select
 
 from app.config import Settings
 from app.db import DataStore, Snapshot
-from app.forwarding import Forwarding, Gone
+from app.lineage import Gone, Lineage
 from app.metrics import observe_search
 from app.models import (
     Document,
@@ -23,6 +23,7 @@ from app.models import (
     Entry,
     EntryDetail,
     EntryDocument,
+    EntryHistory,
     EntryLink,
     EntryRef,
     Health,
@@ -112,7 +113,7 @@ class Reader:
     session: Session
     cache_size: int = 512
     query_log: QueryLog | None = None  # where searches are counted for the editors' statistics
-    forwarding: Forwarding | None = None  # where ids that no longer exist went
+    lineage: Lineage | None = None  # where ids that no longer exist went, and what entries were
 
     # ------------------------------------------------------------ documents
 
@@ -165,7 +166,7 @@ class Reader:
         try:
             return self.get_entry(entry_id)
         except NotFound:
-            gone = self.forwarding.find(entry_id, self._entry_exists) if self.forwarding is not None else None
+            gone = self.lineage.find(entry_id, self._entry_exists) if self.lineage is not None else None
             if gone is None:
                 raise
         if gone.moved_to is not None:
@@ -194,7 +195,15 @@ class Reader:
             repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,
             translations=self._translations().get(entry.id, []),
             related=self._related(entry.id),
+            history=self._history(entry.id),
         )
+
+    def _history(self, entry_id: str) -> EntryHistory | None:
+        history = self.lineage.history(entry_id) if self.lineage is not None else None
+        if history is None:
+            return None
+        return EntryHistory(first_seen=history.first_seen, changed=history.changed,
+                            earlier_questions=history.earlier_questions)
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,21 +190,21 @@ def test_faq_ingest_says_how_many_old_urls_redirect_or_are_gone(tmp_path: Path, 
 
 
 def test_a_loop_of_forwards_ends_as_removed_never_as_a_redirect_loop(tmp_path: Path) -> None:
-    from app.forwarding import Forwarding, Gone
+    from app.lineage import Gone, Lineage, Published
 
-    forwarding = Forwarding(settings_for(tmp_path))
+    lineage = Lineage(settings_for(tmp_path))
     try:
-        forwarding.record({"a": Gone("a", "b", "Question A?", "en", "2026-11-20T00:00:00+00:00")}, alive=[])
-        forwarding.record({"b": Gone("b", "a", "Question B?", "en", "2026-11-21T00:00:00+00:00")}, alive=[])
+        lineage.record({"a": Gone("a", "b", "Question A?", "en", "2026-11-20T00:00:00+00:00")}, [], "2026-11-20")
+        lineage.record({"b": Gone("b", "a", "Question B?", "en", "2026-11-21T00:00:00+00:00")}, [], "2026-11-21")
         # Recording b → a rewrote the forward a → b to lead straight on: a now points at itself.
         for start in ("a", "b"):
-            gone = forwarding.find(start, exists=lambda _id: False)
+            gone = lineage.find(start, exists=lambda _id: False)
             assert gone is not None and gone.moved_to is None and gone.id == start
-        assert forwarding.find("c", exists=lambda _id: True) is None
-        forwarding.record({}, alive=["a"])  # served again: no longer forwarded
-        assert forwarding.find("a", exists=lambda _id: False) is None
+        assert lineage.find("c", exists=lambda _id: True) is None
+        lineage.record({}, [Published("a", "Question A?", "")], "2026-11-22")  # served again: no longer forwarded
+        assert lineage.find("a", exists=lambda _id: False) is None
     finally:
-        forwarding.close()
+        lineage.close()
 
 
 def test_a_served_generation_that_cannot_be_read_gives_fresh_ids_and_a_warning(tmp_path: Path) -> None:
@@ -219,3 +220,21 @@ def test_a_served_generation_that_cannot_be_read_gives_fresh_ids_and_a_warning(t
     report = run_ingest(settings, progress=False)
     assert report.entries == 2
     assert any("the served generation cannot be read" in message for _, message in report.warnings)
+
+
+def test_an_entry_shows_when_it_appeared_when_it_changed_and_its_earlier_questions(settings: Settings) -> None:
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT]})
+    first = ids_by_question(settings)
+    time.sleep(1.1)  # times are kept to the second
+    reworded = ("How can I install this portal?", INSTALL[1])
+    write(settings, "faq.md", {"Setup": [reworded, PORT]})
+    ids_by_question(settings)
+    with InProcessClient(create_app(settings)) as client:
+        installed = client.get(f"/api/v1/entries/{first[INSTALL[0]]}").json()["history"]
+        port = client.get(f"/api/v1/entries/{first[PORT[0]]}").json()["history"]
+        assert installed["earlier_questions"] == [INSTALL[0]]
+        assert installed["first_seen"] == port["first_seen"] < installed["changed"]
+        assert port["changed"] == port["first_seen"] and port["earlier_questions"] == []
+        page = client.get(f"/entries/{first[INSTALL[0]]}", headers={"Accept-Language": "en"}).text
+        assert f"question or answer last changed {installed['changed'][:10]}" in page
+        assert f"Earlier asked as: <q lang=\"en\">{INSTALL[0]}</q>" in page

@@ -38,7 +38,7 @@ from app.ingest.store import (
     EntryLinkRow,
     EntryRow,
     previous_versions,
-    record_vanished,
+    record_lineage,
     return_free_memory,
     store_generation,
 )
@@ -129,9 +129,9 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     return_free_memory()  # what reading and linking held
     # Before publication: a published generation's vanished ids must already lead somewhere.
     try:
-        record_vanished(settings, vanished, [entry["id"] for entry in batch.entries])
+        record_lineage(settings, vanished, batch.entries)
     except SQLAlchemyError as exc:
-        raise IngestError(f"cannot record where {len(vanished)} vanished entry ids went "
+        raise IngestError(f"cannot record where {len(vanished)} vanished entry ids went and the entries' history "
                           f"({describe_failure(exc, settings.resolved_database_url)}); nothing was changed") from exc
     if progress:
         tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")

@@ -25,7 +25,6 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
 from app.config import Settings
-from app.forwarding import Forwarding, Gone
 from app.generations import (
     BUILDER_MARKER,
     COMPLETE_MARKER,
@@ -44,6 +43,7 @@ from app.generations import (
     start_building,
 )
 from app.ingest.identity import Vanished, Version
+from app.lineage import Gone, Lineage, Published
 from app.models import INDEX_ORDER, Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
 
@@ -358,15 +358,17 @@ def previous_versions(settings: Settings) -> list[Version]:
         engine.dispose()
 
 
-def record_vanished(settings: Settings, vanished: list[Vanished], alive: list[str]) -> None:
-    """Keep, across generations, where the ids the new generation drops went; ids served again are forgotten."""
-    since = Forwarding.now()
-    forwarding = Forwarding(settings)
+def record_lineage(settings: Settings, vanished: list[Vanished], entries: list[EntryRow]) -> None:
+    """Keep, across generations, where the ids the new generation drops went (ids served again are forgotten) and
+    the history of its `entries`."""
+    since = Lineage.now()
+    lineage = Lineage(settings)
     try:
-        forwarding.record({gone.last.id: Gone(gone.last.id, gone.moved_to, gone.last.title, gone.last.lang, since)
-                           for gone in vanished}, alive)
+        lineage.record({gone.last.id: Gone(gone.last.id, gone.moved_to, gone.last.title, gone.last.lang, since)
+                        for gone in vanished},
+                       [Published(entry["id"], entry["title"], entry["body_markdown"]) for entry in entries], since)
     finally:
-        forwarding.close()
+        lineage.close()
 
 
 def return_free_memory() -> None:
