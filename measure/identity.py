@@ -158,15 +158,16 @@ def write_step(step: Step, content: Path) -> None:
         target.write_bytes(data)
 
 
-def replay(content: Path, step: Step, previous: Sequence[Version], baseline: bool = False) -> list[Seen]:
-    """The step's entries under the ids the ingest gives them after `previous` (the fast replay: no database);
-    with `baseline`, the fresh ids an ingest gave before ids were inherited."""
+def replay(content: Path, step: Step, previous: Sequence[Version], baseline: bool = False) -> tuple[int, list[Seen]]:
+    """How many documents the step has that read, and their entries under the ids the ingest gives them after
+    `previous` (the fast replay: no database); with `baseline`, the fresh ids an ingest gave before ids were
+    inherited."""
     write_step(step, content)
     documents = read_documents(content, IngestReport())
     if not baseline:
         inherit_previous_ids(documents, previous, IngestReport())
     keys = {path: key for key, (path, _) in step.files.items()}
-    return list(_seen(documents, keys))
+    return len(documents), list(_seen(documents, keys))
 
 
 def _seen(documents: Sequence[ReadDocument], keys: dict[str, str]) -> Iterator[Seen]:
@@ -293,7 +294,9 @@ def measure_source(repo: Path, source: Source, work: Path, http: bool, baseline:
     previous: list[Seen] = []
     served: set[str] = set()
     for step in steps:
-        current = replay(content, step, [seen.version for seen in previous], baseline)
+        documents_read, current = replay(content, step, [seen.version for seen in previous], baseline)
+        if not documents_read:
+            continue  # nothing readable (an emptied file): `faq ingest` fails and the previous generation stays
         if http:
             tally.mismatched_ids += _ingest_for_real(settings, current)
         served.update(seen.version.id for seen in current)
