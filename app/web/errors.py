@@ -55,11 +55,10 @@ def moved_entry(request: Request, exc: EntryMoved) -> Response:
         location += "?" + request.url.query
     if not _wants_json(request):
         return RedirectResponse(location, status_code=301)
-    return JSONResponse(
-        {"type": PROBLEM_TYPES, "title": HTTPStatus.MOVED_PERMANENTLY.phrase, "status": 301,
-         "detail": f"{exc}; follow the Location header", "instance": request.url.path,
-         "moved_to": exc.moved_to, "url": f"/entries/{quote(exc.moved_to, safe='')}"},
-        status_code=301, media_type="application/problem+json", headers={"Location": location})
+    response = problem(request, 301, f"{exc}; follow the Location header",
+                       {"moved_to": exc.moved_to, "url": f"/entries/{quote(exc.moved_to, safe='')}"})
+    response.headers["Location"] = location
+    return response
 
 
 def removed_entry(request: Request, exc: EntryRemoved) -> Response:
