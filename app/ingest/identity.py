@@ -110,10 +110,15 @@ def inherit_ids(previous: Sequence[Version], current: Sequence[Version]) -> Inhe
 
 def _renamed_documents(previous: Sequence[Version], current: Sequence[Version]) -> dict[str, str]:
     """Each current document id → the previous document it continues (itself, or the one it was renamed from)."""
-    old_texts, new_texts = _document_texts(previous), _document_texts(current)
-    lineage = {doc: doc for doc in new_texts if doc in old_texts}
-    vanished = [doc for doc in old_texts if doc not in new_texts]
-    appeared = [doc for doc in new_texts if doc not in old_texts]
+    old_documents = {entry.document_id for entry in previous}
+    new_documents = {entry.document_id for entry in current}
+    lineage = {doc: doc for doc in new_documents & old_documents}
+    vanished, appeared = old_documents - new_documents, new_documents - old_documents
+    if not vanished or not appeared:
+        return lineage
+    # Only the documents that came and went are read as text: the others are what they were.
+    old_texts = _document_texts(entry for entry in previous if entry.document_id in vanished)
+    new_texts = _document_texts(entry for entry in current if entry.document_id in appeared)
     scores = {(new, old): _cosine(new_texts[new], old_texts[old]) for new in appeared for old in vanished}
     for (new, old), score in sorted(scores.items(), key=lambda item: -item[1]):
         if new in lineage or old in lineage.values() or score < RENAMED_DOCUMENT:
