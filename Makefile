@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
-	eval-fresh eval-fresh3 eval-cross eval-links bench load reindex-load screenshots clean FORCE
+	eval-fresh eval-fresh3 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
 
 # Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -70,6 +70,12 @@ ENGINE_SUITES = tests/web/test_api.py tests/web/test_html.py tests/web/test_page
 	tests/search/test_query.py tests/test_docs.py
 test-postgres: install
 	FAQ_TEST_ENGINE=postgresql $(BIN)/pytest -q $(ENGINE_SUITES)
+
+# Entry ids across real edits: the git histories of measure/identity_sources.tsv replayed as ingests, every old
+# id then requested over HTTP. MIRRORS holds the repositories (<owner>+<name>/repo), as the fetch tool leaves them.
+MIRRORS ?= ../.mirror
+identity: install
+	$(BIN)/python -m measure.identity --mirrors $(MIRRORS) --http
 
 # `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
 # The project's own queries over what the tests serve (content/ and the damaged seed of tests/fixtures/repair/),

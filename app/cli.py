@@ -73,6 +73,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     print(f"translated documents: {report.document_pairs} pairs")
     print(f"translation pairs:  {report.translation_pairs}")
     print(f"related entries:    {report.related_links} links")
+    if report.ids_forwarded or report.ids_removed:
+        print(f"old entry URLs:     {report.ids_forwarded} now redirect (301) to the entry that took their place, "
+              f"{report.ids_removed} answer 410 (removed)")
     if report.link_problems or report.link_review:
         print(f"links to check:     {report.link_problems} problems, {report.link_review} low-confidence pairs "
               "(see `faq check`)")

@@ -16,6 +16,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.config import Settings, get_settings
 from app.db import REQUEST_THREADS, DataStore
 from app.feedback import Feedback
+from app.lineage import Lineage
 from app.querylog import QueryLog
 from app.semantic import VectorWorker
 from app.web import api, pages, site, strings, suggest
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     store = DataStore(settings, semantic=True)
     query_log = QueryLog(settings)
+    lineage = Lineage(settings)
     vectors = VectorWorker(settings, store.model.get, store.attach_vectors)
 
     @asynccontextmanager
@@ -55,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             query_log.close()
         except Exception as exc:  # noqa: BLE001  (a full or read-only disk must not turn a stop into a failure)
             log.warning("the search statistics of the last seconds were not written: %s", exc)
+        lineage.close()
         store.close()
 
     app = FastAPI(
@@ -70,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.vectors = vectors
     app.state.query_log = query_log
     app.state.feedback = Feedback(settings)
+    app.state.lineage = lineage
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute
     # Swagger UI is vendored under static/vendor/, not fetched from a CDN: the portal runs on intranets.

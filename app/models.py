@@ -133,6 +133,15 @@ class EntryDocument(SQLModel):
     changed: str = ""  # YYYY-MM-DD: when the document (and so the entry) last changed
 
 
+class EntryHistory(SQLModel):
+    """When an entry first appeared and when its question or answer last changed (UTC, ISO 8601, from the ingests),
+    and its earlier questions, oldest first."""
+
+    first_seen: str
+    changed: str
+    earlier_questions: list[str]
+
+
 class EntryDetail(SQLModel):
     """One entry with its answer and cross-links."""
 
@@ -150,6 +159,7 @@ class EntryDetail(SQLModel):
     uncertain_repairs: int
     translations: list[EntryRef]
     related: list[EntryRef]
+    history: EntryHistory | None = None  # None before an ingest recorded it
 
 
 class SearchDocument(SQLModel):

@@ -13,6 +13,7 @@ from sqlmodel import Session, col, func, select
 
 from app.config import Settings
 from app.db import DataStore, Snapshot
+from app.lineage import Gone, Lineage
 from app.metrics import observe_search
 from app.models import (
     Document,
@@ -23,6 +24,7 @@ from app.models import (
     Entry,
     EntryDetail,
     EntryDocument,
+    EntryHistory,
     EntryLink,
     EntryRef,
     Health,
@@ -62,6 +64,7 @@ DOCUMENT_KEPT_CHARS = 1_000_000
 # Ids are at most about 135 characters (app/ingest/ids.py: a 120-character document slug, a digest and
 # a suffix); a longer one names nothing, and is refused before any read.
 MAX_ID_LENGTH = 200
+CLOSEST_TO_REMOVED = 5  # current entries shown with a removed entry
 
 
 class NotFound(LookupError):
@@ -78,6 +81,24 @@ def _check_id(kind: str, id_: str) -> None:
     """Raise NotFound for an id too long to be one."""
     if len(id_) > MAX_ID_LENGTH:
         raise NotFound(kind, id_)
+
+
+class EntryMoved(LookupError):
+    """The entry's id no longer exists: another entry took its place (answered with 301 to it)."""
+
+    def __init__(self, gone: Gone) -> None:
+        super().__init__(f"entry {gone.id!r} is now {gone.moved_to!r}")
+        self.gone = gone
+        self.moved_to = str(gone.moved_to)
+
+
+class EntryRemoved(LookupError):
+    """The entry was removed (answered with 410, its last question and the closest current entries)."""
+
+    def __init__(self, gone: Gone, closest: list[EntryRef]) -> None:
+        super().__init__(f"entry {gone.id!r} was removed from the FAQ; its question was: {gone.question}")
+        self.gone = gone
+        self.closest = closest
 
 
 def entry_url(entry_id: str) -> str:
@@ -121,6 +142,7 @@ class Reader:
     session: Session
     cache_size: int = 512
     query_log: QueryLog | None = None  # where searches are counted for the editors' statistics
+    lineage: Lineage | None = None  # where ids that no longer exist went, and what entries were
 
     # ------------------------------------------------------------ documents
 
@@ -171,6 +193,23 @@ class Reader:
         _check_id("entry", entry_id)
         return self.snapshot.kept("entry", entry_id, ENTRIES_KEPT, lambda: self._read_entry(entry_id))
 
+    def get_current_entry(self, entry_id: str) -> EntryDetail:
+        """One entry, or — for an id that no longer exists — EntryMoved or EntryRemoved saying where it went."""
+        try:
+            return self.get_entry(entry_id)
+        except NotFound:
+            gone = self.lineage.find(entry_id, self._entry_exists) if self.lineage is not None else None
+            if gone is None:
+                raise
+        if gone.moved_to is not None:
+            raise EntryMoved(gone)
+        closest = self._search(gone.question, None, CLOSEST_TO_REMOVED, 0, None, gone.lang or None, False, "hybrid")
+        raise EntryRemoved(gone, [EntryRef(id=hit.id, lang=hit.lang, title=hit.title, url=hit.url)
+                                  for hit in closest.results])
+
+    def _entry_exists(self, entry_id: str) -> bool:
+        return self.session.execute(select_columns(col(Entry.id)).where(col(Entry.id) == entry_id)).first() is not None
+
     def _read_entry(self, entry_id: str) -> EntryDetail:
         entry = self.session.get(Entry, entry_id)
         if entry is None:
@@ -189,7 +228,15 @@ class Reader:
             repaired_characters=entry.repaired_characters, uncertain_repairs=entry.uncertain_repairs,
             translations=self._translations().get(entry.id, []),
             related=self._related(entry.id),
+            history=self._history(entry.id),
         )
+
+    def _history(self, entry_id: str) -> EntryHistory | None:
+        history = self.lineage.history(entry_id) if self.lineage is not None else None
+        if history is None:
+            return None
+        return EntryHistory(first_seen=history.first_seen, changed=history.changed,
+                            earlier_questions=history.earlier_questions)
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""

@@ -12,16 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
 from app.config import Settings
-from app.generations import ingest_turn
+from app.generations import describe_failure, ingest_turn
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dates import change_dates
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
+from app.ingest.identity import Vanished, Version, inherit_ids
 from app.ingest.ids import document_id, entry_id, path_digest
 from app.ingest.language import detect_language, entry_language, language_from_name
 from app.ingest.lexicon import mine_lexicon, pair_texts
@@ -33,7 +35,15 @@ from app.ingest.segment import ParsedDocument, ParsedEntry, SectionDecision, seg
 from app.ingest.segment.decide import FEW_ENTRIES
 from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
-from app.ingest.store import Batch, EntryLinkRow, EntryRow, return_free_memory, store_generation
+from app.ingest.store import (
+    Batch,
+    EntryLinkRow,
+    EntryRow,
+    previous_versions,
+    record_lineage,
+    return_free_memory,
+    store_generation,
+)
 from app.models import Document, DocumentLink, IngestNote
 from app.search.embedding import ModelSlot, question_cosines
 
@@ -67,6 +77,9 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     structure_notes: list[tuple[str, str]] = field(default_factory=list)  # close calls, ignored hints
+    ids_inherited: int = 0  # entries that kept the previous generation's id (and URL)
+    ids_forwarded: int = 0  # old ids that now redirect to the entry that took their place
+    ids_removed: int = 0  # old ids that now answer 410 Gone
     generation: str = ""
     seconds: float = 0.0
 
@@ -120,8 +133,15 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     report = IngestReport()
     meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
-        batch = _prepare_batch(folder, report, progress, meaning)
+        batch, vanished = _prepare_batch(folder, report, progress, meaning, _served_versions(settings, report))
         return_free_memory()  # what reading and linking held
+        # Before publication: a published generation's vanished ids must already lead somewhere.
+        try:
+            record_lineage(settings, vanished, batch.entries)
+        except SQLAlchemyError as exc:
+            raise IngestError(f"cannot record where {len(vanished)} vanished entry ids went and the entries' "
+                              f"history ({describe_failure(exc, settings.resolved_database_url)}); nothing was "
+                              "changed") from exc
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
         report.generation = store_generation(settings, batch).name
@@ -129,11 +149,25 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     return report
 
 
-def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: Meaning | None = None) -> Batch:
-    """Every row of the new generation; the documents read are let go as their rows are built."""
+def _served_versions(settings: Settings, report: IngestReport) -> list[Version]:
+    """The served generation's entries, whose ids the new one inherits; none (and a warning) if it cannot be read."""
+    try:
+        return previous_versions(settings)
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        report.warnings.append((str(settings.data_dir), f"the served generation cannot be read ({reason}): every "
+                                "entry gets a fresh id, and old links to changed entries answer 404"))
+        return []
+
+
+def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: Meaning | None = None,
+                   previous: Sequence[Version] = ()) -> tuple[Batch, list[Vanished]]:
+    """Every row of the new generation, and the `previous` entries whose ids it no longer serves; the documents
+    read are let go as their rows are built."""
     documents = read_documents(folder, report, progress)
     if not documents:
         raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
+    vanished = inherit_previous_ids(documents, previous, report)
     glossary, problems = read_glossary(folder)
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)
     rules, problems = read_link_rules(folder)
@@ -143,7 +177,29 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
-    return batch
+    return batch, vanished
+
+
+def document_versions(documents: Sequence[ReadDocument]) -> list[Version]:
+    """The documents' entries as identity sees them, in order, under their current ids."""
+    return [Version(id=new_id, document_id=doc.id, lang=lang, section=tuple(parsed.section), title=parsed.title,
+                    answer=parsed.answer_markdown, position=position, document_size=len(doc.entries))
+            for doc in documents
+            for position, (new_id, lang, parsed) in enumerate(zip(doc.entry_ids, doc.entry_langs, doc.entries,
+                                                                  strict=True))]
+
+
+def inherit_previous_ids(documents: Sequence[ReadDocument], previous: Sequence[Version],
+                         report: IngestReport) -> list[Vanished]:
+    """Give each entry the id of the entry it continues in the `previous` generation; the ids that vanish."""
+    inheritance = inherit_ids(previous, document_versions(documents))
+    ids = iter(inheritance.ids)
+    for doc in documents:
+        doc.entry_ids = [next(ids) for _ in doc.entry_ids]
+    report.ids_inherited = inheritance.inherited
+    report.ids_forwarded = inheritance.forwarded
+    report.ids_removed = len(inheritance.vanished) - inheritance.forwarded
+    return inheritance.vanished
 
 
 def _mined_lexicon(batch: Batch) -> list[list[str]]:

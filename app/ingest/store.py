@@ -43,6 +43,8 @@ from app.generations import (
     schema_name,
     start_building,
 )
+from app.ingest.identity import Vanished, Version
+from app.lineage import Gone, Lineage, Published
 from app.models import INDEX_ORDER, Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
 
@@ -339,6 +341,41 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
             Meta(key="lexicon", value=json.dumps(batch.lexicon, ensure_ascii=False)),
         ])
         session.commit()
+
+
+def previous_versions(settings: Settings) -> list[Version]:
+    """The entries of the generation being served, for the new one to inherit their ids (none before the first)."""
+    name = current_name(settings)
+    if name is None:
+        return []
+    served = generation(settings, name)
+    if served.schema is None and not served.database_file.is_file():
+        return []  # its folder is gone: nothing to inherit, every id is fresh
+    engine = in_schema(create_engine(served.database_url, poolclass=NullPool), served.schema)
+    try:
+        with engine.connect() as connection:
+            sizes = dict(connection.execute(select_columns(col(Document.id), col(Document.entry_count))).all())
+            rows = connection.execution_options(yield_per=INDEX_CHUNK).execute(
+                select_columns(col(Entry.id), col(Entry.document_id), col(Entry.lang), col(Entry.section),
+                               col(Entry.title), col(Entry.body_markdown), col(Entry.position)))
+            return [Version(id=id_, document_id=document_id, lang=lang, section=tuple(json.loads(section)),
+                            title=title, answer=answer, position=position, document_size=sizes.get(document_id, 1))
+                    for id_, document_id, lang, section, title, answer, position in rows]
+    finally:
+        engine.dispose()
+
+
+def record_lineage(settings: Settings, vanished: list[Vanished], entries: list[EntryRow]) -> None:
+    """Keep, across generations, where the ids the new generation drops went (ids served again are forgotten) and
+    the history of its `entries`."""
+    since = Lineage.now()
+    lineage = Lineage(settings)
+    try:
+        lineage.record({gone.last.id: Gone(gone.last.id, gone.moved_to, gone.last.title, gone.last.lang, since)
+                        for gone in vanished},
+                       [Published(entry["id"], entry["title"], entry["body_markdown"]) for entry in entries], since)
+    finally:
+        lineage.close()
 
 
 def return_free_memory() -> None:

@@ -113,10 +113,14 @@ def _search(reader: Reader, asked: SearchRequest, limit: int) -> Response:
     return answer
 
 
-@router.get("/entries/{entry_id}", response_model=EntryDetail)
+@router.get("/entries/{entry_id}", response_model=EntryDetail, responses={
+    301: _problem("the id was replaced: `Location` and `moved_to` name the entry's current id"),
+    410: _problem("the entry was removed: `question` was its last question, `closest` the closest current entries"),
+})
 def entry(reader: ReaderDep, entry_id: str) -> Response:
-    """One entry with its answer, translations and related entries."""
-    return _json(reader.get_entry(entry_id))
+    """One entry with its answer, translations and related entries; an old id answers 301 to its current one,
+    a removed entry's 410."""
+    return _json(reader.get_current_entry(entry_id))
 
 
 @router.get("/documents", response_model=list[DocumentBrief])

@@ -47,7 +47,7 @@ async def get_reader(request: Request) -> AsyncIterator[Reader]:
     session = Session(snapshot.engine)
     try:
         yield Reader(snapshot=snapshot, session=session, cache_size=state.settings.search_cache_size,
-                     query_log=state.query_log)
+                     query_log=state.query_log, lineage=state.lineage)
     finally:
         if store.local:
             session.close()

@@ -5,15 +5,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from app.db import NoDataError
-from app.queries import NotFound
+from app.queries import EntryMoved, EntryRemoved, NotFound
 from app.search.engine import IndexDamaged
 from app.search.ranking import QueryTooComplex
 from app.web.strings import interface_context
@@ -33,14 +35,16 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or request.url.path in ("/healthz", "/readyz")
 
 
-def problem(request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None) -> Response:
-    """The error response for `request`, in the format its surface uses (with `headers`, e.g. Allow)."""
+def problem(request: Request, status: int, detail: str, headers: Mapping[str, str] | None = None,
+            extra: dict[str, Any] | None = None) -> Response:
+    """The error response for `request`, in the format its surface uses (with `headers`, e.g. Allow; `extra`:
+    more members of the JSON)."""
     title = HTTPStatus(status).phrase
     if _wants_json(request):
         path = request.url.path
         return JSONResponse(
             {"type": PROBLEM_TYPES, "title": title, "status": status, "detail": detail,
-             **({"instance": path} if len(path) <= MAX_REPEATED_ADDRESS else {})},
+             **({"instance": path} if len(path) <= MAX_REPEATED_ADDRESS else {}), **(extra or {})},
             status_code=status, media_type="application/problem+json", headers=headers,
         )
     chrome = interface_context(request)
@@ -58,6 +62,38 @@ def problem(request: Request, status: int, detail: str, headers: Mapping[str, st
 def shortened(text: str, limit: int = SHOWN_CHARACTERS) -> str:
     """`text`, cut to `limit` characters with an ellipsis: an error quotes what was asked, never 100 KB of it."""
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def moved_entry(request: Request, exc: EntryMoved) -> Response:
+    """301 to the entry's current address, the same surface (page or API) and query; the API's body says where."""
+    prefix = "/api/v1/entries/" if _wants_json(request) else "/entries/"
+    location = prefix + quote(exc.moved_to, safe="")
+    if request.url.query:
+        location += "?" + request.url.query
+    if not _wants_json(request):
+        return RedirectResponse(location, status_code=301)
+    response = problem(request, 301, f"{exc}; follow the Location header",
+                       extra={"moved_to": exc.moved_to, "url": f"/entries/{quote(exc.moved_to, safe='')}"})
+    response.headers["Location"] = location
+    return response
+
+
+def removed_entry(request: Request, exc: EntryRemoved) -> Response:
+    """410: the entry was removed; its last question and the closest current entries (a page, or problem JSON)."""
+    detail = f"{exc}; see `closest` for the nearest current entries, or search for it"
+    if _wants_json(request):
+        return problem(request, 410, detail, extra={
+            "question": exc.gone.question, "lang": exc.gone.lang, "removed_since": exc.gone.since,
+            "closest": [ref.model_dump() for ref in exc.closest]})
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request, "pages/removed.html",
+        {**interface_context(request, exc.gone.lang or None), "question": exc.gone.question,
+         "question_lang": exc.gone.lang, "since": exc.gone.since[:10], "closest": exc.closest,
+         "json_url": f"/api/v1/entries/{quote(exc.gone.id, safe='')}"},
+        status_code=410,
+    )
+    return response
 
 
 MISSING_HINTS = {"q": "give a search query, e.g. ?q=CUDA+out+of+memory"}
@@ -115,6 +151,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> Response:
         return problem(request, 404, exc.detail or f"no {exc.kind} with id {shortened(exc.id)!r}")
+
+    @app.exception_handler(EntryMoved)
+    async def moved(request: Request, exc: EntryMoved) -> Response:
+        return moved_entry(request, exc)
+
+    @app.exception_handler(EntryRemoved)
+    async def removed(request: Request, exc: EntryRemoved) -> Response:
+        return removed_entry(request, exc)
 
     @app.exception_handler(NoDataError)
     async def no_data(request: Request, exc: NoDataError) -> Response:

@@ -152,7 +152,8 @@ def entry_page(request: Request, reader: ReaderDep, entry_id: str,
                hl: Annotated[str, Query(description="the search that led here, highlighted")] = "",
                thanks: Annotated[bool, Query()] = False) -> Response:
     """One entry: question, answer, breadcrumb, translations and related entries; `hl` is the search that led
-    here, highlighted in the answer (and removable); `thanks` after a reader said whether it helped."""
+    here, highlighted in the answer (and removable); `thanks` after a reader said whether it helped. An old id
+    redirects (301), a removed entry says so with the closest entries (410)."""
     return entry_response(request, reader, entry_id, highlight=" ".join(hl[:MAX_HIGHLIGHT].split()), thanks=thanks)
 
 
@@ -178,7 +179,7 @@ async def entry_feedback_vote(request: Request, reader: ReaderDep, entry_id: str
 def entry_response(request: Request, reader: ReaderDep, entry_id: str, highlight: str = "",
                    editors: bool = False, thanks: bool = False) -> Response:
     """The entry page; the editors' view adds where the entry comes from (file, line, encoding repairs)."""
-    entry = reader.get_entry(entry_id)
+    entry = reader.get_current_entry(entry_id)
     title_html, body_html = reader.highlighted(entry_id, highlight) if highlight else reader.entry_html(entry_id)
     other = OTHER_LANGUAGE.get(entry.lang, "en")
     edit = fill_template(request.app.state.settings.edit_url, path=entry.document.path, line=str(entry.line))
