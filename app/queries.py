@@ -345,16 +345,22 @@ class Reader:
     def _search(self, query: str, lang: str | None, limit: int, offset: int,
                 document: str | None, prefer: str | None, raw: bool, mode: Mode, correct: bool = True) -> SearchPage:
         key = (normalise_text(" ".join(query.split())), lang, limit, offset, document, prefer, raw, mode, correct)
+        provisional: list[bool] = []
         page = self.snapshot.kept("search", key, self.cache_size,
                                   lambda: self._search_page(query, lang, limit, offset, document, prefer, raw, mode,
-                                                            correct),
-                                  lambda page: not page.partial)  # a cut-short search may finish next time
+                                                            correct, provisional),
+                                  # a cut-short search may finish next time, and one whose vector came too late
+                                  # may rank by meaning
+                                  lambda page: not page.partial and not provisional)
         return page.model_copy(update={"query": query})
 
     def _search_page(self, query: str, lang: str | None, limit: int, offset: int,
-                     document: str | None, prefer: str | None, raw: bool, mode: Mode, correct: bool) -> SearchPage:
+                     document: str | None, prefer: str | None, raw: bool, mode: Mode, correct: bool,
+                     provisional: list[bool]) -> SearchPage:
         depth = offset + limit if lang else max(offset + limit, GROUP_WINDOW)
         outcome = self.snapshot.search.search(query, lang, depth, document, raw, mode, correct)
+        if outcome.provisional:
+            provisional.append(True)
         grouped, total = outcome.matches, outcome.total
         if not lang:
             reader_language = prefer or ("zh" if HAN.search(query) else "en")

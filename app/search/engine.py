@@ -195,7 +195,7 @@ class SearchEngine:
                                self.vocabulary, document, budget, correct, turn=self._lock)
         vector = _wait(pending, budget.deadline - time.monotonic())
         if vector is None:  # the model is busy past the budget: the words' ranking stands alone
-            return replace(words, matches=words.matches[:depth])
+            return replace(words, matches=words.matches[:depth], provisional=True)
         cosines = semantics.dense.cosines(vector)
         fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
                      dense_weight(text), adds_by_meaning(text))

@@ -86,6 +86,7 @@ class Outcome:
     ranking: str = "lexical"  # how the matches were ranked: lexical, hybrid (words and meaning) or semantic
     corrected: bool = False  # the matches are those of `suggestion`, searched instead of the query as typed
     unmatched: tuple[str, ...] = ()  # words of the query (as typed) that no entry holds
+    provisional: bool = False  # ranked by words only because the query's vector came too late: next time may differ
 
 
 class _DeadlineCollector(WrappingCollector):  # type: ignore[misc]

@@ -396,6 +396,22 @@ def test_a_correction_is_kept_when_the_model_is_too_busy_to_rank_by_meaning(
     assert answer["corrected"] and answer["suggestion"] == "deepspeed"
 
 
+def test_a_search_ranked_by_words_because_the_model_was_late_is_not_kept(
+        client: InProcessClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import Future
+
+    from app.search.engine import Semantics
+
+    assert client.get("/readyz").json()["semantic"].startswith("ready")
+    query = {"q": "keep some layers from updating their weights while tuning"}
+    on_time = Semantics.query_vector
+    monkeypatch.setattr(Semantics, "query_vector", lambda _self, _text: Future())  # never computed
+    assert client.get("/api/v1/search", params=query).json()["ranking"] == "lexical"
+    monkeypatch.setattr(Semantics, "query_vector", on_time)
+    # Kept, it would have answered by words alone until the next generation.
+    assert client.get("/api/v1/search", params=query).json()["ranking"] == "hybrid"
+
+
 def test_stop_words_are_never_named_as_unmatched(client: InProcessClient) -> None:
     assert client.get("/api/v1/search", params={"q": "CUDA out of memory"}).json()["unmatched"] == []
     assert client.get("/api/v1/search", params={"q": "how to use kubernetes with deepspeed"}).json()["unmatched"] == [
