@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ NO_DATA_ADVICE = "run `faq ingest` first"
 PUBLISH_LOCK = 7_414_751  # pg_advisory_xact_lock key: one publication or clean-up at a time
 INGEST_LOCK_FILE = "INGEST.lock"  # held (flock) by the ingest writing into this data folder
 INGEST_LOCK = 7_414_753  # pg_try_advisory_lock key: one ingest per database
+FULL_DISK_BYTES = 1 << 20  # a SQLite failure with less free space than this is said to be the full disk
 
 
 class IngestRunning(RuntimeError):
@@ -214,7 +216,19 @@ def describe_failure(exc: BaseException, url: str) -> str:
                 "check FAQ_DATABASE_URL")
     message = str(exc.orig) if isinstance(exc, DBAPIError) else str(exc)
     first = message.strip().splitlines()[0] if message.strip() else ""
+    if isinstance(exc, OperationalError | sqlite3.OperationalError) and is_sqlite(url) and \
+            (folder := _database_folder(url)) is not None and shutil.disk_usage(folder).free < FULL_DISK_BYTES:
+        return f"No space left on device on the disk of {folder} ({first}); free some space and try again"
     return f"{type(exc).__name__}: {first}"
+
+
+def _database_folder(url: str) -> Path | None:
+    """The nearest existing folder of a SQLite database's file (SQLite says "disk I/O error" on a full disk)."""
+    database = make_url(url).database
+    folder = Path(database).parent if database else None
+    while folder is not None and not folder.is_dir():
+        folder = folder.parent if folder != folder.parent else None
+    return folder
 
 
 def pointer_path(settings: Settings) -> Path:

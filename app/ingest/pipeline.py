@@ -16,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
 from app.config import Settings
-from app.generations import describe_failure, ingest_turn
+from app.generations import ingest_turn
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dates import change_dates
@@ -135,13 +135,9 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
         batch, vanished = _prepare_batch(folder, report, progress, meaning, _served_versions(settings, report))
         return_free_memory()  # what reading and linking held
-        # Before publication: a published generation's vanished ids must already lead somewhere.
-        try:
-            record_lineage(settings, vanished, batch.entries)
-        except SQLAlchemyError as exc:
-            raise IngestError(f"cannot record where {len(vanished)} vanished entry ids went and the entries' "
-                              f"history ({describe_failure(exc, settings.resolved_database_url)}); nothing was "
-                              "changed") from exc
+        # Before publication: a published generation's vanished ids must already lead somewhere. A failure here
+        # (an unreachable database, a full disk) fails the ingest like any other, and the previous data stays.
+        record_lineage(settings, vanished, batch.entries)
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
         report.generation = store_generation(settings, batch).name
