@@ -99,8 +99,8 @@ def test_a_long_pasted_traceback_is_searched_by_its_error_and_says_so(page: Any,
     _paste(page, traceback)
     page.wait_for_selector(".instant li a")
     assert "functools" in page.locator(".instant li a .i-title").first.inner_text().lower()
-    page.keyboard.press("Enter")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # waiting for the load state alone could read the page it left
+        page.keyboard.press("Enter")
     assert "?" not in page.url  # posted: the paste never goes into a URL
     heading = page.locator("h1").inner_text()
     assert heading == "Results for the error: ImportError: cannot import name 'cache' from 'functools'"
