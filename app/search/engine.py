@@ -31,10 +31,9 @@ from app.search.hybrid import (
     LEXICAL_DEPTH,
     MIN_RELATED_Z,
     Mask,
-    adds_by_meaning,
     as_matches,
+    blend_for,
     by_meaning,
-    dense_weight,
     fuse,
     meaning_scores,
     nearest,
@@ -198,7 +197,7 @@ class SearchEngine:
             return replace(words, matches=words.matches[:depth], provisional=True)
         cosines = semantics.dense.cosines(vector)
         fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
-                     dense_weight(text), adds_by_meaning(text))
+                     blend_for(text))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return replace(words, total=fused.total, matches=matches, ranking="hybrid")

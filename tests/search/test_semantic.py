@@ -18,7 +18,7 @@ from app.main import create_app
 from app.search import embedding
 from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, quantise, read_manifest
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
-from app.search.hybrid import fuse, nearest, standardised
+from app.search.hybrid import blend_for, fuse, nearest, standardised
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
@@ -129,6 +129,29 @@ def test_fusion_keeps_lexical_hits_and_adds_only_entries_that_stand_out_by_meani
     assert 5 not in fused.docnums  # standing out among poor matches: still not close (a made-up word's)
     assert fused.total == 3
     assert list(nearest(z, allowed, 2)) == [2, 5]
+
+
+def test_a_pasted_log_is_ranked_by_its_words_which_meaning_only_reorders() -> None:
+    log = "E20220614 16:37:28.227651 1 MetaClient.cpp:98] Heartbeat failed, status:Machine not existed!"
+    blend = blend_for(log)
+    assert blend.scales and not blend.adds
+    # The entry holding the log's error line, one sharing a common word with it, one sharing nothing.
+    lexical = [Match("holds", 10.0, "zh", 0), Match("common", 2.0, "en", 1)]
+    z = np.array([0.5, 4.0, 5.0], dtype=np.float32)  # the log's language is closer to everything in it
+    cosines = np.array([0.80, 0.84, 0.90], dtype=np.float32)
+    allowed = np.ones(3, dtype=bool)
+    fused = fuse(lexical, 2, cosines, z, allowed, depth=10, blend=blend)
+    assert fused.docnums == [0, 1]  # added, meaning put the common word's entry first and the stranger in
+    assert fuse(lexical, 2, cosines, z, allowed, depth=10).docnums == [2, 1, 0]  # as for a reader's words
+    # Meaning still reorders near-ties among the entries the words found.
+    close = [Match("a", 10.0, "en", 0), Match("b", 9.5, "en", 1)]
+    assert fuse(close, 2, cosines, np.array([0.0, 1.0, 0.0], dtype=np.float32), allowed, 10, blend).docnums == [1, 0]
+
+
+def test_a_quoted_phrase_keeps_entries_found_by_meaning_alone_out() -> None:
+    assert not blend_for('"assert device-side" cuda').adds
+    assert blend_for("assert device-side cuda").adds
+    assert not blend_for("assert device-side cuda").scales
 
 
 # ---------------------------------------------------------------- vectors as derived data
