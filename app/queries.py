@@ -169,12 +169,16 @@ class Reader:
         doc = self.session.get(Document, document_id)
         if doc is None:
             raise NotFound("document", document_id)
+        # Only the columns a link needs, trusted as stored: a long document's entries, read whole and validated,
+        # cost more than its page.
         entries = self.session.exec(
-            select(Entry).where(Entry.document_id == doc.id).order_by(col(Entry.position))
+            select(Entry.id, Entry.lang, Entry.title).where(Entry.document_id == doc.id).order_by(col(Entry.position))
         ).all()
         return DocumentDetail(
             id=doc.id, title=doc.title, lang=doc.lang, path=doc.path, entry_count=doc.entry_count,
-            changed=doc.changed, url=document_url(doc.id), entries=[_entry_ref(e) for e in entries],
+            changed=doc.changed, url=document_url(doc.id),
+            entries=[EntryRef.model_construct(id=id_, lang=lang, title=title, url=entry_url(id_))
+                     for id_, lang, title in entries],
             markdown=doc.markdown, html=doc.html, translations=self._document_translations(doc.id),
         )
 

@@ -26,11 +26,11 @@ BLOCKS = HEADINGS | {"p", "li", "summary", "dt", "td", "th"}
 PERMALINK_TAGS = HEADINGS | {"summary", "dt", "p", "td", "th"}
 VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "embed", "source"}
 # A tag of the rendered HTML (attribute values may hold `>`: the sanitiser leaves it unescaped there).
-TAG = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>""")
+TAG = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']+|"[^"]*"|'[^']*')*)>""")
 _SPACE = re.compile(r"\s+")
 _SHOWN_TAG = re.compile(r"<[^<>]{0,60}>|`")  # a tag written in content and shown as text; code markers
 LOOKAHEAD = 400  # blocks a question is looked for past the previous one: a missing one must not cost a scan
-PART_CHARS = 200_000  # HTML a part of a long document holds, about: a page a browser shows at once
+PART_CHARS = 100_000  # HTML a part of a long document holds, about: its page (with its outline) under 20 KB gzipped
 
 
 def _normal(text: str) -> str:
@@ -38,52 +38,57 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     tag: str
     start: int  # offset of "<tag"
     name_end: int  # offset just after "<tag"
+    inner: int  # offset just after the opening tag's ">"
     top: bool  # not inside another element
+    source: str  # the whole fragment (shared, not copied)
     close: int = -1  # offset of "</tag>", -1 while open
     end: int = -1  # offset just after "</tag>"
-    text: str = ""
     normal: str | None = None
 
+    @property
+    def text(self) -> str:
+        """The block's text: tags dropped, a <br> a space (as the question's text parts words)."""
+        inner = self.source[self.inner:self.close]
+        return TAG.sub(_tag_as_text, inner) if "<" in inner else inner
+
     def normalised(self) -> str:
-        """The block's text as compared with questions (computed once)."""
+        """The block's text as compared with questions (computed once, and only for blocks compared)."""
         if self.normal is None:
             self.normal = _normal(self.text)
         return self.normal
 
 
+def _tag_as_text(match: re.Match[str]) -> str:
+    return " " if match.group(2).lower() == "br" else ""
+
+
 def _blocks(html: str) -> list[_Block]:
-    """The block elements of a fragment with their offsets and text (tags dropped, a <br> a space)."""
+    """The block elements of a fragment with their offsets; their text is read only when a question is looked
+    for in them (collecting every block's text as the tags went by took most of a 100,000-line page's time)."""
     blocks: list[_Block] = []
-    open_: list[tuple[str, _Block | None, list[str]]] = []
-    cursor = 0
+    open_: list[tuple[str, _Block | None]] = []
     for match in TAG.finditer(html):
-        if open_:
-            open_[-1][2].append(html[cursor:match.start()])
-        cursor = match.end()
-        closing, tag = match.group(1), match.group(2).lower()
+        closing, tag = match.group(1, 2)
+        tag = tag.lower()
         if tag in VOID:
-            if tag == "br" and open_:  # a line break parts words, as the question's text does
-                open_[-1][2].append(" ")
             continue
         if not closing:
-            block = _Block(tag, match.start(), match.start() + 1 + len(tag), top=not open_) if tag in BLOCKS else None
+            block = _Block(tag, match.start(), match.start() + 1 + len(tag), match.end(), not open_, html) \
+                if tag in BLOCKS else None
             if block is not None:
                 blocks.append(block)
-            open_.append((tag, block, []))
+            open_.append((tag, block))
             continue
         # Close up to the matching element (rendered markdown is well formed; be lenient anyway).
         while open_:
-            name, block, parts = open_.pop()
-            text = "".join(parts)
-            if open_:
-                open_[-1][2].append(text)
+            name, block = open_.pop()
             if block is not None:
-                block.text, block.close, block.end = text, match.start(), match.end()
+                block.close, block.end = match.start(), match.end()
             if name == tag:
                 break
     return blocks

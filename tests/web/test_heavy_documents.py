@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,6 +63,7 @@ def test_a_long_document_is_shown_in_parts_that_reach_every_question(tmp_path: P
         for part in range(1, parts + 1):
             page = client.get(f"/documents/long?part={part}").text
             assert len(page) < 2 * PART_CHARS  # each page holds a bounded share of the document
+            assert len(gzip.compress(page.encode())) <= 20_000  # and weighs what any portal page may
             anchored += re.findall(r'<h2 id="([^"]+)" class="question"', page)
         assert client.get(f"/documents/long?part={parts + 1}").status_code == 404
     assert len(anchored) == len(set(anchored)) == 1500  # every question once, in one part
