@@ -32,6 +32,7 @@ COMMENTS_SHOWN = 5  # of an unhelpful entry's comments, the newest
 # What the renderer writes for a link the portal cannot follow (app/ingest/render.py); its title names the target.
 BROKEN_LINK = re.compile(r'<span class="broken-link" title="Link target not available in this portal: ([^"]*)">')
 BROKEN_MARK = '%class="broken-link"%'
+NOTE_LINE = re.compile(r"line (\d+):")
 
 
 @dataclass(frozen=True)
@@ -288,10 +289,12 @@ def _notes(sources: Sources, kinds: tuple[str, ...]) -> list[Finding]:
     findings = []
     for note in rows:
         document = sources.documents().get(note.path)
-        entry = sources.entry_at(document, note.line) if document is not None and note.line else None
+        said = NOTE_LINE.match(note.message)  # structure notes name their line in the message
+        line = note.line or (int(said.group(1)) if said else 0)
+        entry = sources.entry_at(document, line) if document is not None and line else None
         findings.append(Finding(lang=document.lang if document is not None else "", document=document, entry=entry,
                                 text=f"{note.path}: {note.message}" if document is None else note.message,
-                                line=note.line))
+                                line=line))
     return findings
 
 
