@@ -133,6 +133,7 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "report_about": ("Generation {generation} ({entries} entries); readers' searches and votes of the last {days} "
                          "days."),
         "report_total": "All",
+        "report_section": "Section",
         "report_none": "None.",
         "report_elsewhere": "Not in a document",
         "report_no_translated_document": "no document translates it",
@@ -269,6 +270,7 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "report_title": "编辑报告",
         "report_about": "数据版本 {generation}（{entries} 个条目）；读者最近 {days} 天的搜索和评价。",
         "report_total": "合计",
+        "report_section": "类别",
         "report_none": "无。",
         "report_elsewhere": "不属于任何文档",
         "report_no_translated_document": "没有翻译它的文档",
