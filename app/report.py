@@ -101,7 +101,7 @@ class Section:
 
     name: str
     findings: list[Finding]
-    note: str = ""  # how it was made, when that matters (statistics off; closest by words or by meaning)
+    note: str = ""  # how it was made, when that matters: a key of `report_notes` in app/web/strings.py
 
     def counts(self) -> dict[str, int]:
         """Findings per language (en, zh) and in all (`total`)."""
@@ -269,13 +269,12 @@ def _zero_results(sources: Sources) -> Section:
                                 closest=tuple(ReportEntry(hit.id, hit.title, hit.lang) for hit in nearest)))
     note = _statistics_note(sources.settings)
     if rows and not note:
-        note = ("closest in meaning" if how == "meaning" else
-                "closest by words: the vectors for search by meaning are not loaded (`faq embed`)")
+        note = "closest-by-meaning" if how == "meaning" else "closest-by-words"
     return Section("zero-results", findings, note)
 
 
 def _statistics_note(settings: Settings) -> str:
-    return "" if settings.query_log_days else "FAQ_QUERY_LOG_DAYS=0 records nothing"
+    return "" if settings.query_log_days else "no-statistics"
 
 
 def _notes(sources: Sources, kinds: tuple[str, ...]) -> list[Finding]:
@@ -432,7 +431,7 @@ def to_markdown(report: Report, strings: dict[str, object], base_url: str = "") 
         title, description = titles[section.name]
         lines += ["", f"## {title} ({len(section.findings)})", "", description]
         if section.note:
-            lines += ["", f"_{section.note}_"]  # the portal's own words
+            lines += ["", f"_{strings['report_notes'][section.note]}_"]  # type: ignore[index]
         if not section.findings:
             lines += ["", str(strings["report_none"])]
         for group in section.groups():

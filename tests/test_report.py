@@ -21,9 +21,9 @@ from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.querylog import QueryLog
-from app.report import SECTION_NAMES
+from app.report import SECTION_NAMES, build_report, current_reader
 from app.web.inprocess import InProcessClient
-from tests.conftest import DAMAGED_SEED, SAMPLE, require, settings_for
+from tests.conftest import DAMAGED_SEED, SAMPLE, pg_settings_for, require, settings_for
 
 TOKEN = "editors-t0ken"
 COUNTS_ROW = re.compile(r"^\| (?P<title>[^|]+) \| (?P<en>\d+) \| (?P<zh>\d+) \| (?P<total>\d+) \|$", re.M)
@@ -253,7 +253,7 @@ def test_unhelpful_entries_and_fruitless_searches_are_listed_with_comments_escap
     assert r"\<script\>alert\(1\)\</script\> \[x\]\(javascript:alert\(1\)\)" in out
     assert r"\# not a heading \| nor a cell" in out and "<script>" not in out
     assert r"**kubernetes \<img src=x onerror=alert\(1\)\>**: found nothing (3×)" in out
-    assert "closest by words" in out  # no vectors here: the search run on the query, as for a removed entry
+    assert "Closest by words" in out  # no vectors here: the search run on the query, as for a removed entry
     page = tmp_path / "report.html"
     code, _, _ = run_report(with_statistics, monkeypatch, capsys, "--format", "html", "--output", str(page))
     html = page.read_text(encoding="utf-8")
@@ -290,6 +290,23 @@ def test_admin_needs_the_token_and_shows_the_same_report(
         assert f'href="/entries/{entry}"' in html and f'href="/admin/entries/{entry}"' in html
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html and 'href="/search?q=kubernetes+%3Cimg' in html
+    with InProcessClient(create_app(with_statistics)) as client:  # small: the page and its (shared) assets
+        assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html)
+        assert len(page.content) + sum(len(client.get(a).content) for a in assets) <= 100_000
+        packed = client.get("/admin", auth=("editor", TOKEN), headers={"Accept-Encoding": "gzip"})
+        assert packed.headers["content-encoding"] == "gzip"
+
+
+def test_the_report_reads_postgresql_as_it_reads_sqlite(sample: Settings, tmp_path: Path, postgres_url: str) -> None:
+    settings = pg_settings_for(tmp_path, postgres_url, SAMPLE)
+    run_ingest(settings, progress=False)
+    with current_reader(settings, semantic=False) as reader:
+        on_postgresql = build_report(reader, settings)
+    with current_reader(sample, semantic=False) as reader:
+        on_sqlite = build_report(reader, sample)
+    assert [(s.name, s.counts()) for s in on_postgresql.sections] == \
+        [(s.name, s.counts()) for s in on_sqlite.sections]
+    assert on_postgresql.section("untranslated").findings == on_sqlite.section("untranslated").findings
 
 
 def test_admin_does_not_exist_without_a_token(sample: Settings) -> None:

@@ -145,6 +145,12 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "report_no_closest": "no entry comes close",
         "report_more": "{count} more: run `faq report` for all",
         "report_queries": "Search statistics in full",
+        "report_notes": {
+            "no-statistics": "FAQ_QUERY_LOG_DAYS=0: no searches or votes are recorded.",
+            "closest-by-meaning": "Closest in meaning, as the no-results page offers them.",
+            "closest-by-words": ("Closest by words: the vectors for search by meaning are not made or not loaded "
+                                 "(`faq embed`)."),
+        },
         "report_sections": {
             "untranslated": ("Untranslated entries", "Entries with no translation in the other language."),
             "unhelpful": ("Entries readers found unhelpful",
@@ -282,6 +288,11 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "report_no_closest": "没有接近的条目",
         "report_more": "还有 {count} 项：运行 `faq report` 查看全部",
         "report_queries": "完整的搜索统计",
+        "report_notes": {
+            "no-statistics": "FAQ_QUERY_LOG_DAYS=0：不记录搜索和评价。",
+            "closest-by-meaning": "按意思最接近，与无结果页面给出的相同。",
+            "closest-by-words": "按词语最接近：语义搜索的向量尚未生成或未加载（`faq embed`）。",
+        },
         "report_sections": {
             "untranslated": ("未翻译的条目", "没有另一种语言译文的条目。"),
             "unhelpful": ("读者认为没有帮助的条目",
