@@ -152,6 +152,7 @@ class Sources:
     days: int
     limit: int  # searches that found nothing, at most, most frequent first
     _documents: dict[str, ReportDocument] | None = None
+    _by_id: dict[str, ReportDocument] | None = None
 
     @property
     def session(self) -> Session:
@@ -175,7 +176,9 @@ class Sources:
 
     def document_of(self, document_id: str) -> ReportDocument | None:
         """The document with this id."""
-        return next((doc for doc in self.documents().values() if doc.id == document_id), None)
+        if self._by_id is None:
+            self._by_id = {doc.id: doc for doc in self.documents().values()}
+        return self._by_id.get(document_id)
 
     def entries(self, ids: list[str]) -> dict[str, tuple[ReportEntry, str]]:
         """The entries with these ids that exist, with their document's id."""
