@@ -215,6 +215,51 @@ def _stats(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _report(args: argparse.Namespace, settings: Settings) -> int:
+    from app.db import NoDataError
+    from app.generations import describe_failure
+    from app.report import build_report, current_reader, to_markdown
+    from app.web.strings import INTERFACE
+
+    try:
+        with current_reader(settings) as reader:
+            report = build_report(reader, settings, args.days, args.limit)
+    except NoDataError as exc:
+        return _fail("report", str(exc), EXIT_FAILED)
+    except Exception as exc:  # noqa: BLE001  (an unreachable database, a missing right: one line)
+        return _fail("report", describe_failure(exc, settings.resolved_database_url), _failure_code(exc))
+    if args.format == "html":
+        from app.report import to_html
+
+        text = to_html(report, settings.public_url)
+    else:
+        text = to_markdown(report, INTERFACE["en"], settings.public_url)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return _fail("report", f"cannot write {args.output}: {exc.strerror or exc}", EXIT_FAILED)
+    else:
+        sys.stdout.write(text)
+    failing = report.failing(args.fail_on)
+    if failing:
+        found = ", ".join(f"{section.name} {len(section.findings)}" for section in failing)
+        return _fail("report", f"--fail-on {','.join(args.fail_on)}: found {found}", EXIT_FAILED)
+    return EXIT_OK
+
+
+def _sections(text: str) -> list[str]:
+    """A comma list of the report's section names (`untranslated,links`)."""
+    from app.report import SECTION_NAMES
+
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SECTION_NAMES]
+    if unknown or not names:
+        said = f"unknown section {unknown[0]!r}" if unknown else "no section named"
+        raise argparse.ArgumentTypeError(f"{said}: give a comma list of {', '.join(SECTION_NAMES)}")
+    return names
+
+
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import logging.config
 
@@ -482,6 +527,7 @@ def _version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
+    from app.report import SECTION_NAMES  # the standard library only: no database layer
     parser = _Parser(prog="faq", description="Bilingual FAQ portal")
     parser.add_argument("--version", action="version", version=f"faq {_version()}",
                         help="print the portal's version and exit")
@@ -534,6 +580,21 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--limit", type=_at_least_one, default=20,
                        help="queries in each list (default: %(default)s)")
     stats.set_defaults(handler=_stats)
+    report = commands.add_parser(
+        "report", help="the editors' report, per document and language: untranslated entries, entries readers found "
+                       "unhelpful, searches that found nothing, uncertain repairs, structure close calls, broken "
+                       "links (for a docs repository's CI)")
+    report.add_argument("--format", choices=("markdown", "html"), default="markdown",
+                        help="markdown or a standalone HTML page (default: %(default)s)")
+    report.add_argument("--output", metavar="FILE", help="write the report to FILE (default: standard output)")
+    report.add_argument("--fail-on", type=_sections, default=[], metavar="SECTIONS",
+                        help="exit 1 when any of these sections has findings, a comma list of "
+                             f"{', '.join(SECTION_NAMES)} (default: never)")
+    report.add_argument("--days", type=_at_least_one, default=30,
+                        help="readers' searches and votes of how many days back (default: %(default)s)")
+    report.add_argument("--limit", type=_at_least_one, default=50,
+                        help="searches that found nothing listed, the most frequent first (default: %(default)s)")
+    report.set_defaults(handler=_report)
     links = commands.add_parser("eval-links", help="precision/recall of entry pairs against a gold corpus")
     links.add_argument("corpus", metavar="CORPUS_DIR",
                        help="folders of documents with gold pairs.tsv/unpaired.tsv, e.g. tests/fixtures/styles")

@@ -332,6 +332,14 @@ class Reader:
             return []
         return self._search(query, lang, count, 0, None, prefer, False, "semantic").results
 
+    def nearest(self, text: str, lang: str | None, count: int) -> tuple[list[SearchHit], str]:
+        """The entries nearest to `text`, for editors, and how they were found: closest in meaning as the no-results
+        page offers them ("meaning") once the vectors are loaded, else the search run on the text as for a removed
+        entry's page ("words"). Not counted as a search."""
+        if self.snapshot.search.semantics is not None:
+            return self.closest(text, lang, None, count), "meaning"
+        return self._search(text, lang, count, 0, None, None, False, "hybrid").results, "words"
+
     def popular_entries(self, prefer: str, count: int) -> list[SearchHit]:
         """The entries that answer what readers search for most: the best result of each frequent query that found
         something (a query counts once several searches made it; see `QueryLog.popular`)."""

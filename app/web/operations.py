@@ -21,6 +21,7 @@ from app.logs import FIELDS
 from app.metrics import observe_generation, observe_request, render
 from app.models import Problem
 from app.querylog import top_queries
+from app.report import Report, build_report
 from app.web.deps import ReaderDep
 from app.web.errors import problem
 from app.web.pages import entry_response
@@ -97,7 +98,33 @@ def query_statistics(request: Request, days: Days = 30, limit: Limit = 20) -> di
             "feedback": [asdict(f) for f in entry_feedback(settings, days, limit)]}
 
 
+ReportLimit = Annotated[int, Query(ge=1, le=500, description="searches that found nothing, the most frequent first")]
+
+
+@admin_router.get("/report")
+def editors_report(request: Request, reader: ReaderDep, days: Days = 30, limit: ReportLimit = 50) -> dict[str, Any]:
+    """The editors' report (as `faq report`): per document and language, untranslated entries, entries readers found
+    unhelpful, searches that found nothing with the closest entries, uncertain repairs, structure close calls,
+    broken links."""
+    return asdict(_report(request, reader, days, limit))
+
+
+def _report(request: Request, reader: ReaderDep, days: int, limit: int) -> Report:
+    request.app.state.query_log.flush()  # include the last few seconds
+    return build_report(reader, request.app.state.settings, days, limit)
+
+
 admin_pages = APIRouter(prefix="/admin", include_in_schema=False, dependencies=[Depends(_require_token)])
+FINDINGS_SHOWN = 100  # per document and section on the page; `faq report` lists them all
+
+
+@admin_pages.get("", response_class=HTMLResponse)
+def editors_page(request: Request, reader: ReaderDep, days: Days = 30, limit: ReportLimit = 50) -> Response:
+    """The editors' report as a page: each entry linked to its editors' view and its reader's page."""
+    response: Response = request.app.state.templates.TemplateResponse(
+        request, "pages/admin.html", {**interface_context(request), "json_url": None,
+                                      "report": _report(request, reader, days, limit), "limit": FINDINGS_SHOWN})
+    return response
 
 
 @admin_pages.get("/queries", response_class=HTMLResponse)
@@ -128,7 +155,7 @@ def install_operations(app: FastAPI) -> None:
         response = problem(request, 401, "send the admin token: Authorization: Bearer $FAQ_ADMIN_TOKEN "
                                          "(in a browser: any user name, the token as password)")
         response.headers["WWW-Authenticate"] = 'Basic realm="FAQ portal admin", charset="UTF-8"' \
-            if request.url.path.startswith("/admin/") else "Bearer"
+            if request.url.path == "/admin" or request.url.path.startswith("/admin/") else "Bearer"
         return response
 
     app.add_middleware(Observe)

@@ -129,6 +129,46 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "removed_search": "Or search for what you were looking for:",
         "details": "Details",
         "home": "Home: all documents",
+        "report_title": "Editors' report",
+        "report_about": ("Generation {generation} ({entries} entries); readers' searches and votes of the last {days} "
+                         "days."),
+        "report_total": "All",
+        "report_section": "Section",
+        "report_none": "None.",
+        "report_elsewhere": "Not in a document",
+        "report_no_translated_document": "no document translates it",
+        "report_editors_view": "editors' view",
+        "report_line": "line",
+        "report_votes": "{unhelpful} not helpful, {helpful} helpful",
+        "report_searches": "found nothing ({searches}×)",
+        "report_closest": "closest",
+        "report_no_closest": "no entry comes close",
+        "report_more": "{count} more: run `faq report` for all",
+        "report_queries": "Search statistics in full",
+        "report_notes": {
+            "no-statistics": "FAQ_QUERY_LOG_DAYS=0: no searches or votes are recorded.",
+            "closest-by-meaning": "Closest in meaning, as the no-results page offers them.",
+            "closest-by-words": ("Closest by words: the vectors for search by meaning are not made or not loaded "
+                                 "(`faq embed`)."),
+        },
+        "report_sections": {
+            "untranslated": ("Untranslated entries", "Entries with no translation in the other language."),
+            "unhelpful": ("Entries readers found unhelpful",
+                          "At least as many readers said \u201cnot helpful\u201d as \u201chelpful\u201d, with "
+                          "their latest comments."),
+            "zero-results": ("Searches that found nothing",
+                             "What readers searched for in vain, most frequent first, and the entries nearest to "
+                             "it now."),
+            "repairs": ("Uncertain encoding repairs",
+                        "Characters restored from mojibake where another reading was almost as likely: check "
+                        "them."),
+            "structure": ("Structure close calls",
+                          "Files whose questions the ingest found by a close call, an ignored hint or text left out "
+                          "(see `faq inspect FILE`)."),
+            "links": ("Broken links",
+                      "Links the portal cannot follow (a file that is not one of its documents), and translation "
+                      "metadata naming what does not exist."),
+        },
     },
     "zh": {
         "interface_name": "中文界面",
@@ -233,6 +273,40 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "removed_search": "或者搜索你要找的内容：",
         "details": "详情",
         "home": "首页：全部文档",
+        "report_title": "编辑报告",
+        "report_about": "数据版本 {generation}（{entries} 个条目）；读者最近 {days} 天的搜索和评价。",
+        "report_total": "合计",
+        "report_section": "类别",
+        "report_none": "无。",
+        "report_elsewhere": "不属于任何文档",
+        "report_no_translated_document": "没有翻译它的文档",
+        "report_editors_view": "编辑视图",
+        "report_line": "行",
+        "report_votes": "{unhelpful} 人认为没有帮助，{helpful} 人认为有帮助",
+        "report_searches": "没有结果（{searches} 次）",
+        "report_closest": "最接近的条目",
+        "report_no_closest": "没有接近的条目",
+        "report_more": "还有 {count} 项：运行 `faq report` 查看全部",
+        "report_queries": "完整的搜索统计",
+        "report_notes": {
+            "no-statistics": "FAQ_QUERY_LOG_DAYS=0：不记录搜索和评价。",
+            "closest-by-meaning": "按意思最接近，与无结果页面给出的相同。",
+            "closest-by-words": "按词语最接近：语义搜索的向量尚未生成或未加载（`faq embed`）。",
+        },
+        "report_sections": {
+            "untranslated": ("未翻译的条目", "没有另一种语言译文的条目。"),
+            "unhelpful": ("读者认为没有帮助的条目",
+                          "认为“没有帮助”的读者不少于认为“有帮助”的读者，附最新评论。"),
+            "zero-results": ("没有结果的搜索",
+                             "读者搜索却没有找到的内容，按次数排序，并列出现在最接近的条目。"),
+            "repairs": ("不确定的编码修复",
+                        "从乱码恢复的字符中，另一种读法几乎同样可能的部分：请检查。"),
+            "structure": ("结构上的临界判断",
+                          "导入时靠临界判断、被忽略的提示或遗漏的文字来确定问题的文件"
+                          "（见 `faq inspect FILE`）。"),
+            "links": ("失效链接",
+                      "门户无法打开的链接（指向不是门户文档的文件），以及指向不存在内容的翻译元数据。"),
+        },
     },
 }
 # Example queries on the empty search page, one per kind of query (tests/web/test_ui.py checks each finds an entry).
