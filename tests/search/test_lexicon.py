@@ -95,6 +95,25 @@ def test_an_english_query_reaches_a_chinese_answer_with_no_translation_pair_at_a
     assert [hit["title"] for hit in hits][:1] == ["如何冻结部分网络层？"]
 
 
+def test_a_chinese_query_reaches_an_english_answer_through_words_no_entry_writes(tmp_path: Path) -> None:
+    english = ["The request hits a timeout; please retry it.", "The machine is an apparatus."]
+    groups = dictionary_lexicon(english)
+    assert ["重试", "retry"] in groups  # no entry writes 重试; the English ones write its sense
+    # Its commonest sense alone: "machine" must not reach "apparatus" through a Chinese word no entry holds.
+    assert not any("machine" in group and "apparatus" in group for group in groups)
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "upload.en.md", "# Uploads\n\n## Can I retry a failed upload?\n\nYes: run `up --again`.\n\n"
+           + "".join(f"## Why does step {k} fail?\n\nCheck the log of step {k}.\n\n" for k in range(30)))
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "怎么重试", "mode": "lexical"}).json()["results"]
+    assert [hit["title"] for hit in hits][:1] == ["Can I retry a failed upload?"]
+
+
 def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:
     thesaurus = Thesaurus([([["memory fragmentation", "内存碎片"], ["显存", "GPU memory"]], 0.5)])
     found = thesaurus.mentioned("训练时内存碎片很多", set())
