@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     store = DataStore(settings, semantic=True)
     query_log = QueryLog(settings)
+    feedback = Feedback(settings)
     lineage = Lineage(settings)
     vectors = VectorWorker(settings, store.model.get, store.attach_vectors)
 
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             query_log.close()
         except Exception as exc:  # noqa: BLE001  (a full or read-only disk must not turn a stop into a failure)
             log.warning("the search statistics of the last seconds were not written: %s", exc)
+        feedback.close()
         lineage.close()
         store.close()
 
@@ -72,7 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.vectors = vectors
     app.state.query_log = query_log
-    app.state.feedback = Feedback(settings)
+    app.state.feedback = feedback
     app.state.lineage = lineage
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     app.state.templates.env.filters["html_lang"] = strings.html_lang  # one rule for every lang/hreflang attribute

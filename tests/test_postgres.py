@@ -6,6 +6,7 @@ it, failed under CI=true. Every test gets a database of its own.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -291,3 +292,98 @@ def test_search_statistics_of_every_replica_meet_in_the_database(
     old.record("kept today", 1)
     old.flush()
     assert "late answer" not in [row.query for row in top_queries(third, 36500, 10)]
+
+
+QUESTIONS = ("# FAQ\n\n## Why is the answer late?\n\nThe answer waits.\n\n## Why is the page blank?\n\nIt loads.\n\n"
+             "## Why is the search slow?\n\nIt warms up.\n\n## Why is the link broken?\n\nIt moved.\n")
+ADMIN = {"Authorization": "Bearer t0ken"}
+
+
+def _entries(client: InProcessClient) -> list[str]:
+    document = client.get("/api/v1/documents").json()[0]["id"]
+    return [entry["id"] for entry in client.get(f"/api/v1/documents/{document}").json()["entries"]]
+
+
+def test_votes_of_every_replica_meet_in_the_database(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+    from app.feedback import entry_feedback
+
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "faq.md").write_text(QUESTIONS, encoding="utf-8")
+    first = pg_settings_for(tmp_path / "a", postgres_url, content).model_copy(update={"admin_token": "t0ken"})
+    run_ingest(first, progress=False)
+    second = pg_settings_for(tmp_path / "b", postgres_url, content)  # another machine: its own data folder
+    with InProcessClient(create_app(first)) as one, InProcessClient(create_app(second)) as other:
+        late, blank, _, _ = _entries(one)
+        assert one.get("/api/v1/admin/queries", headers=ADMIN).json()["feedback"] == []  # no table yet: nothing
+        assert other.post(f"/entries/{late}/feedback",
+                          data={"helpful": "no", "comment": "Still late on Tuesdays"}).status_code == 303
+        assert other.post(f"/entries/{blank}/feedback", data={"helpful": "yes"}).status_code == 303
+        assert one.post(f"/entries/{late}/feedback", data={"helpful": "no"}).status_code == 303
+        assert other.post(f"/entries/{late}/feedback", data={"helpful": "yes"}).status_code == 303  # counted once
+        stats = one.get("/api/v1/admin/queries", headers=ADMIN).json()["feedback"]
+        assert [(row["entry_id"], row["helpful"], row["unhelpful"]) for row in stats] == [(late, 0, 2), (blank, 1, 0)]
+        assert stats[0]["comments"] == [[dt.date.today().isoformat(), False, "Still late on Tuesdays"]]
+        assert "Still late on Tuesdays" in one.get(f"/admin/entries/{late}", headers=ADMIN).text
+        assert "Still late on Tuesdays" in one.get("/admin/queries", headers=ADMIN).text
+        report = one.get("/admin", headers=ADMIN).text
+        assert "Why is the answer late?" in report and "Still late on Tuesdays" in report
+    assert not (first.data_dir / "queries.db").exists() and not (second.data_dir / "queries.db").exists()
+    third = pg_settings_for(tmp_path / "c", postgres_url, content)  # `faq stats` anywhere sees them all
+    assert [(row.entry_id, row.unhelpful) for row in entry_feedback(third, 30, 10)] == [(late, 2), (blank, 0)]
+    monkeypatch.setattr(cli, "get_settings", lambda: third)
+    assert cli.main(["stats"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert f"     0 helpful       2 not helpful  {late}" in out and "Still late on Tuesdays" in out
+
+
+def test_a_vote_the_database_cannot_take_is_thanked_kept_and_written_later(
+        tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from app import feedback as feedback_module
+    from app.feedback import entry_feedback
+
+    caplog.set_level(logging.WARNING, logger="faq.feedback")
+    monkeypatch.setattr(feedback_module, "FLUSH_SECONDS", 0.01)
+    monkeypatch.setattr(feedback_module, "RETRY_MAX_SECONDS", 0.05)
+    monkeypatch.setattr(feedback_module, "MAX_PENDING", 1)
+
+    def messages(word: str) -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.name == "faq.feedback" and word in r.getMessage()]
+
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "faq.md").write_text(QUESTIONS, encoding="utf-8")
+    settings = pg_settings_for(tmp_path / "a", postgres_url, content)
+    run_ingest(settings, progress=False)
+    with InProcessClient(create_app(settings)) as client:
+        late, blank, slow, broken = _entries(client)
+        assert client.post(f"/entries/{late}/feedback", data={"helpful": "yes"}).status_code == 303
+        engine = create_engine(postgres_url, poolclass=NullPool)
+        try:
+            with engine.begin() as connection:  # an operator drops the tables: the next vote creates them again
+                connection.execute(text("DROP TABLE public.feedback_day, public.feedback_comment"))
+        finally:
+            engine.dispose()
+        assert client.post(f"/entries/{blank}/feedback", data={"helpful": "yes"}).status_code == 303
+        assert [(f.entry_id, f.helpful) for f in entry_feedback(settings, 1, 10)] == [(blank, 1)]
+        votes = client.app.state.feedback
+        reachable, votes.server_url = votes.server_url, "postgresql+psycopg://faq:faq@127.0.0.1:9/faq"  # unreachable
+        assert client.post(f"/entries/{slow}/feedback", data={"helpful": "no", "comment": "Kept"}).status_code == 303
+        assert client.post(f"/entries/{broken}/feedback", data={"helpful": "no"}).status_code == 303  # past MAX_PENDING
+        assert len(messages("paused")) == 1 and [f.entry_id for f in entry_feedback(settings, 1, 10)] == [blank]
+        time.sleep(0.3)  # retried meanwhile, and still failing: said once
+        assert len(messages("paused")) == 1 and not messages("resumed")
+        votes.server_url = reachable
+        deadline = time.monotonic() + 10
+        while not messages("resumed") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert "1 votes could not be kept" in messages("resumed")[0]
+        found = entry_feedback(settings, 1, 10)
+        assert [(f.entry_id, f.helpful, f.unhelpful, [c[2] for c in f.comments]) for f in found] == [
+            (slow, 0, 1, ["Kept"]), (blank, 1, 0, [])]
+        assert votes._retrying is None  # the retries stop once written
