@@ -207,9 +207,12 @@ class Reader:
                 raise
         if gone.moved_to is not None:
             raise EntryMoved(gone)
-        closest = self._search(gone.question, None, CLOSEST_TO_REMOVED, 0, None, gone.lang or None, False, "hybrid")
+        # A question full of identifiers no current entry holds finds nothing by its words: then by meaning.
+        closest = self._search(gone.question, None, CLOSEST_TO_REMOVED, 0, None, gone.lang or None, False,
+                               "hybrid").results or self.closest(gone.question, None, gone.lang or None,
+                                                                 CLOSEST_TO_REMOVED)
         raise EntryRemoved(gone, [EntryRef(id=hit.id, lang=hit.lang, title=hit.title, url=hit.url)
-                                  for hit in closest.results])
+                                  for hit in closest])
 
     def _entry_exists(self, entry_id: str) -> bool:
         return self.session.execute(select_columns(col(Entry.id)).where(col(Entry.id) == entry_id)).first() is not None

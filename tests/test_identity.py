@@ -14,7 +14,8 @@ from app.db import DataStore
 from app.generations import KEEP_GENERATIONS
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
-from app.models import Entry
+from app.models import Entry, SearchHit
+from app.queries import Reader
 from app.web.inprocess import InProcessClient
 from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
 
@@ -137,6 +138,26 @@ def test_a_removed_entry_page_shows_the_closest_current_entries(settings: Settin
         assert f'href="/entries/{first[near[0]]}"' in gone.text
         body = client.get(f"/api/v1/entries/{first[INSTALL[0]]}").json()
         assert body["closest"][0]["id"] == first[near[0]]
+
+
+def test_a_removed_entry_whose_words_find_nothing_shows_the_entries_closest_in_meaning(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    odd = ("Why does XkcdQuux_7781 raise ZorbFault_0x91?", "Upgrade `xkcd-quux` to 7.8.")
+    write(settings, "faq.md", {"Setup": [odd, PORT]})
+    first = ids_by_question(settings)
+    write(settings, "faq.md", {"Setup": [PORT]})
+    ids_by_question(settings)
+    asked: list[str] = []
+
+    def by_meaning(reader: Reader, query: str, lang: str | None, prefer: str | None, count: int) -> list[SearchHit]:
+        asked.append(query)
+        return reader._search("port", None, count, 0, None, prefer, False, "lexical").results
+
+    monkeypatch.setattr(Reader, "closest", by_meaning)
+    with InProcessClient(create_app(settings)) as client:
+        body = client.get(f"/api/v1/entries/{first[odd[0]]}").json()
+    assert asked == [odd[0]]  # its words found nothing current
+    assert [entry["id"] for entry in body["closest"]] == [first[PORT[0]]]
 
 
 def test_the_map_of_old_ids_outlives_the_generations_kept(settings: Settings) -> None:
