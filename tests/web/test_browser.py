@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,20 +9,9 @@ import pytest
 
 from app.config import Settings
 from measure.localserver import running_server
-from tests.conftest import IN_CI
+from tests.web.chromium import LAUNCH_ARGS, chromium_executable
 
 pytestmark = pytest.mark.browser
-CHROMIUM = os.environ.get("FAQ_TEST_CHROMIUM", "/usr/bin/chromium")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-def _chromium() -> str:
-    if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
-        return CHROMIUM
-    if IN_CI:
-        pytest.fail(f"Chromium not found at {CHROMIUM} (required under CI=true; .ci/run installs it)")
-    pytest.skip(f"Chromium not found at {CHROMIUM}")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +25,7 @@ def server(seeded: Settings) -> Iterator[str]:
 def page(server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
-    executable = _chromium()
+    executable = chromium_executable()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
         context = browser.new_context(java_script_enabled=False, locale="en-US")

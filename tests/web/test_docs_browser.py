@@ -8,7 +8,7 @@ import pytest
 
 from app.config import Settings
 from measure.localserver import running_server
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
+from tests.web.chromium import LAUNCH_ARGS, chromium_executable
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,7 @@ def test_docs_lists_the_operations_offline_without_errors(server: str) -> None:
     requests: list[str] = []
     errors: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=_chromium(), args=LAUNCH_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium_executable(), args=LAUNCH_ARGS)
         try:
             tab = browser.new_page(locale="en-US")
             tab.on("request", lambda request: requests.append(request.url))

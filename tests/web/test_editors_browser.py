@@ -13,7 +13,6 @@ from app.config import Settings
 from app.feedback import Feedback
 from app.querylog import QueryLog
 from measure.localserver import running_server
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
 from tests.web.test_readers import AXE, AXE_ALL
 
 pytestmark = pytest.mark.browser
@@ -38,15 +37,6 @@ def server(seeded: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     with running_server(env, ready_path="/readyz", timeout=120) as (base, _, _):
         yield base
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=_chromium(), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 def test_admin_asks_a_browser_for_the_token(browser: Any, server: str) -> None:

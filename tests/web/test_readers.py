@@ -16,7 +16,6 @@ from app.config import Settings
 from app.ingest.pipeline import html_to_text
 from app.querylog import QueryLog
 from measure.localserver import running_server
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
 
 pytestmark = pytest.mark.browser
 WIDTHS = (320, 360, 390, 1366)
@@ -59,15 +58,6 @@ def server(seeded: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     with running_server(env, ready_path="/readyz", timeout=120) as (base, _, _):
         yield base
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=_chromium(), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from app.ingest.pipeline import run_ingest
 from app.models import Entry
 from measure.localserver import running_server
 from tests.conftest import settings_for
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
 from tests.web.test_readers import AXE, AXE_ALL
 
 pytestmark = pytest.mark.browser
@@ -66,15 +65,6 @@ def old(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[st
     with running_server({"FAQ_DATA_DIR": str(settings.data_dir)}, ready_path="/readyz", timeout=120) as (base, _, _):
         yield base, first
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=_chromium(), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

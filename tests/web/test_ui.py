@@ -13,7 +13,6 @@ import pytest
 
 from app.config import Settings
 from measure.localserver import running_server
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
 from tests.web.test_pages import TRACEBACK
 
 pytestmark = pytest.mark.browser
@@ -27,16 +26,6 @@ def server(seeded: Settings) -> Iterator[str]:
     with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as (base, _, _):
         yield base
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    executable = _chromium()
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
