@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -67,6 +67,14 @@ entry_history = Table(
     Column("earlier_questions", Text, nullable=False),  # JSON list, oldest first
 )
 
+# Every change of an entry's question or answer (never its first appearance): when a translation fell behind is
+# the first change of its partner after its own last one (app/outdated.py).
+entry_changes = Table(
+    "entry_changes", _metadata,
+    Column("id", String(160), primary_key=True),
+    Column("changed", String(32), primary_key=True),  # the ingest that changed it (UTC, ISO 8601)
+)
+
 
 @dataclass(frozen=True)
 class Published:
@@ -105,6 +113,7 @@ class Lineage:
         url = settings.resolved_database_url
         self._sqlite = is_sqlite(url)
         self._ready = False
+        self._has_changes = False
         self._data_dir = settings.data_dir
         if self._sqlite:
             self.engine: Engine = create_engine(f"sqlite:///{settings.data_dir / LINEAGE_FILE}",
@@ -119,7 +128,7 @@ class Lineage:
             if self._sqlite:
                 self._data_dir.mkdir(parents=True, exist_ok=True)
             _metadata.create_all(self.engine, checkfirst=True)
-            self._ready = True
+            self._ready = self._has_changes = True
 
     def _exists(self) -> bool:
         """Whether the map has been created (by an ingest); remembered once true."""
@@ -178,6 +187,9 @@ class Lineage:
                                                                                               ensure_ascii=False)})
         for start in range(0, len(new_rows), CHUNK):
             connection.execute(_insert_new(entry_history, self._sqlite), new_rows[start:start + CHUNK])
+        events = [{"id": row["key"], "changed": since} for row in changed_rows]
+        for start in range(0, len(events), CHUNK):
+            connection.execute(_insert_new(entry_changes, self._sqlite, ["id", "changed"]), events[start:start + CHUNK])
         if changed_rows:
             connection.execute(update(entry_history).where(entry_history.c.id == bindparam("key")).values(
                 changed=bindparam("changed"), question=bindparam("question"),
@@ -194,6 +206,40 @@ class Lineage:
             return None
         return History(first_seen=row.first_seen, changed=row.changed,
                        earlier_questions=list(json.loads(row.earlier_questions)))
+
+    def histories(self, entry_ids: Iterable[str] | None = None) -> dict[str, History]:
+        """The histories of `entry_ids` (every entry's when None) that an ingest recorded; the others are left out.
+
+        `earlier_questions` is left empty here: this is the bulk read of the outdated translations and feeds.
+        """
+        if not self._exists():
+            return {}
+        columns = select(entry_history.c.id, entry_history.c.first_seen, entry_history.c.changed)
+        found: dict[str, History] = {}
+        with self.engine.connect() as connection:
+            for statement in _in_chunks(columns, entry_history.c.id, entry_ids):
+                for row in connection.execute(statement):
+                    found[row.id] = History(first_seen=row.first_seen, changed=row.changed, earlier_questions=[])
+        return found
+
+    def changes(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """When the question or answer of each of `entry_ids` (every entry when None) changed, oldest first; an
+        entry never changed since it appeared (or since the portal recorded changes) is left out."""
+        if not self._exists():
+            return {}
+        if not self._has_changes:
+            self._has_changes = inspect(self.engine).has_table(entry_changes.name)
+            if not self._has_changes:
+                return {}  # made by a portal that did not record changes yet: the next ingest creates it
+        found: dict[str, list[str]] = {}
+        with self.engine.connect() as connection:
+            for statement in _in_chunks(select(entry_changes.c.id, entry_changes.c.changed), entry_changes.c.id,
+                                        entry_ids):
+                for row in connection.execute(statement):
+                    found.setdefault(row.id, []).append(row.changed)
+        for times in found.values():
+            times.sort()
+        return found
 
     def find(self, entry_id: str, exists: Callable[[str], bool]) -> Gone | None:
         """Where `entry_id` went, following forwards to an entry that `exists`; None if it was never recorded.
@@ -236,9 +282,19 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
-def _insert_new(table: Table, sqlite: bool) -> Any:
-    """An INSERT of `table` that leaves rows already there alone."""
-    return (sqlite_insert if sqlite else pg_insert)(table).on_conflict_do_nothing(index_elements=["id"])
+def _insert_new(table: Table, sqlite: bool, key: Sequence[str] = ("id",)) -> Any:
+    """An INSERT of `table` that leaves rows already there (the same `key`) alone."""
+    return (sqlite_insert if sqlite else pg_insert)(table).on_conflict_do_nothing(index_elements=list(key))
+
+
+def _in_chunks(statement: Any, column: Any, ids: Iterable[str] | None) -> Iterator[Any]:
+    """`statement` for every row (`ids` None), or restricted to `ids` a chunk at a time (a bound list has limits)."""
+    if ids is None:
+        yield statement
+        return
+    wanted = sorted(set(ids))
+    for start in range(0, len(wanted), CHUNK):
+        yield statement.where(column.in_(wanted[start:start + CHUNK]))
 
 
 def _wal(dbapi_connection: Any, _record: Any) -> None:

@@ -26,12 +26,14 @@ from app.models import (
     EntryDocument,
     EntryHistory,
     EntryLink,
+    EntryOutdated,
     EntryRef,
     Health,
     SearchDocument,
     SearchHit,
     SearchPage,
 )
+from app.outdated import OutdatedTranslation, ReviewMarks, find_outdated, review_marks
 from app.querylog import QueryLog
 from app.search.analysis import HAN, normalise_text, query_terms
 from app.search.engine import Mode
@@ -229,6 +231,7 @@ class Reader:
             translations=self._translations().get(entry.id, []),
             related=self._related(entry.id),
             history=self._history(entry.id),
+            outdated=self._outdated(entry.id),
         )
 
     def _history(self, entry_id: str) -> EntryHistory | None:
@@ -237,6 +240,23 @@ class Reader:
             return None
         return EntryHistory(first_seen=history.first_seen, changed=history.changed,
                             earlier_questions=history.earlier_questions)
+
+    def _outdated(self, entry_id: str) -> EntryOutdated | None:
+        """The newest translation that changed after this entry did, if any."""
+        found = find_outdated(self.session, self.lineage, [entry_id], self._review_marks())
+        if not found:
+            return None
+        newest = max(found, key=lambda item: item.partner_changed)
+        return EntryOutdated(since=newest.since, partner_changed=newest.partner_changed,
+                             partner=EntryRef(id=newest.partner_id, lang=newest.partner_lang,
+                                              title=newest.partner_question, url=newest.partner_url))
+
+    def _review_marks(self) -> ReviewMarks:
+        return self.snapshot.kept("review_marks", None, 1, lambda: review_marks(self.session))
+
+    def outdated_translations(self) -> list[OutdatedTranslation]:
+        """Every possibly outdated translation of this generation, in document order (the editors' list)."""
+        return find_outdated(self.session, self.lineage, None, self._review_marks())
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""

@@ -95,6 +95,7 @@ class Batch:
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
     lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
+    reviewed: str = ""  # the translators' review marks, as ReviewMarks.to_json (app/outdated.py)
 
     def release_rows(self) -> None:
         """Let go of the rows once they are stored (they can fill memory at scale)."""
@@ -339,6 +340,7 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),
             Meta(key="glossary", value=json.dumps(batch.glossary, ensure_ascii=False)),
             Meta(key="lexicon", value=json.dumps(batch.lexicon, ensure_ascii=False)),
+            Meta(key="reviewed", value=batch.reviewed or "{}"),
         ])
         session.commit()
 

@@ -1,0 +1,214 @@
+"""Outdated translations: one side of a translation pair changed and the other did not, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.db import DataStore
+from app.ingest.pipeline import run_ingest
+from app.lineage import History, Lineage
+from app.main import create_app
+from app.models import Entry
+from app.outdated import OutdatedTranslation, fell_behind, outdated_translations, read_review_mark
+from app.web.inprocess import InProcessClient
+from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
+
+EN = [("How do I install the portal?", "Run `make install` in a clean clone; it creates `.venv` and installs "
+       "the pinned dependencies."),
+      ("How do I change the port?", "Pass `--port 8080` to `faq serve`; the address is printed when it starts.")]
+ZH = [("如何安装门户？", "在干净的克隆中运行 `make install`；它会创建 `.venv` 并安装固定版本的依赖。"),
+      ("如何修改端口？", "给 `faq serve` 传入 `--port 8080`；启动时会打印监听地址。")]
+INSTALL_EN_EDITED = (EN[0][0], EN[0][1] + " On Windows use WSL2: `make` is not available in PowerShell.")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def settings(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+    """Settings with an empty content folder, on SQLite and on a fresh PostgreSQL database; each ingest is one day
+    after the previous one (history times are kept to the second)."""
+    days = (f"2026-11-{day:02d}T09:00:00+00:00" for day in itertools.count(10))
+    monkeypatch.setattr(Lineage, "now", staticmethod(lambda: next(days)))
+    content = tmp_path / "content"
+    content.mkdir()
+    if request.param == "sqlite":
+        yield settings_for(tmp_path, content)
+        return
+    for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
+        yield pg_settings_for(tmp_path, url, content)
+
+
+def write(settings: Settings, name: str, entries: list[tuple[str, str]], front: str = "") -> None:
+    """An FAQ file of `### question` entries, with optional YAML front matter lines."""
+    head = f"---\n{front}\n---\n" if front else ""
+    body = "".join(f"### {question}\n\n{answer}\n\n" for question, answer in entries)
+    (settings.content_dir / name).write_text(f"{head}# Portal FAQ\n\n{body}", encoding="utf-8")
+
+
+def ingest(settings: Settings) -> dict[str, str]:
+    """Ingest the content folder; the served entries' ids by question."""
+    run_ingest(settings, progress=False)
+    store = DataStore(settings)
+    try:
+        with Session(store.current().engine) as session:
+            return {entry.title: entry.id for entry in session.exec(select(Entry))}
+    finally:
+        store.close()
+
+
+def outdated(settings: Settings) -> list[tuple[str, str, str, str]]:
+    """(entry question, partner question, since day, partner changed day) of every outdated translation."""
+    return [(item.question, item.partner_question, item.since[:10], item.partner_changed[:10])
+            for item in outdated_translations(settings)]
+
+
+def test_the_unchanged_side_of_a_pair_is_outdated_from_the_day_the_other_changed(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ids = ingest(settings)  # day 10
+    assert outdated(settings) == []
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    ingest(settings)  # day 11: the English install answer changed, its Chinese translation did not
+    ingest(settings)  # day 12: nothing changed
+    write(settings, "faq.md", [(INSTALL_EN_EDITED[0], INSTALL_EN_EDITED[1] + " Or use Docker."), EN[1]])
+    ingest(settings)  # day 13: changed again; behind since day 11, the newer version's last change day 13
+    found = outdated_translations(settings)
+    assert [(item.question, item.since[:10], item.partner_changed[:10]) for item in found] == [
+        (ZH[0][0], "2026-11-11", "2026-11-13")]
+    item = found[0]
+    assert isinstance(item, OutdatedTranslation)
+    assert (item.entry_id, item.lang, item.partner_id, item.partner_lang) == (ids[ZH[0][0]], "zh", ids[EN[0][0]], "en")
+    assert item.document_path == "faq.zh.md"
+    with InProcessClient(create_app(settings)) as client:
+        entry = client.get(f"/api/v1/entries/{ids[ZH[0][0]]}").json()
+        assert entry["outdated"] == {"since": item.since, "partner_changed": item.partner_changed,
+                                     "partner": {"id": ids[EN[0][0]], "lang": "en", "title": EN[0][0],
+                                                 "url": f"/entries/{ids[EN[0][0]]}"}}
+        assert client.get(f"/api/v1/entries/{ids[EN[0][0]]}").json()["outdated"] is None
+        assert client.get(f"/api/v1/entries/{ids[ZH[1][0]]}").json()["outdated"] is None
+        english = client.get(f"/entries/{ids[ZH[0][0]]}", headers={"Accept-Language": "en"}).text
+        assert "The English version changed on 2026-11-13; this translation may be out of date." in english
+        assert f'href="/entries/{ids[EN[0][0]]}"' in english
+        chinese = client.get(f"/entries/{ids[ZH[0][0]]}", headers={"Accept-Language": "zh"}).text
+        assert "英文版已于 2026-11-13 修改，此译文可能已过时。" in chinese
+        assert "may be out of date" not in client.get(f"/entries/{ids[EN[0][0]]}").text
+    # The translator catches up: nothing is outdated any more.
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1] + " 在 Windows 上请使用 WSL2。"), ZH[1]])
+    ingest(settings)
+    assert outdated(settings) == []
+
+
+def test_both_sides_changed_in_one_ingest_are_not_outdated(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1] + " 在 Windows 上请使用 WSL2。"), ZH[1]])
+    ingest(settings)
+    assert outdated(settings) == []
+
+
+def test_a_translation_written_later_does_not_make_its_original_outdated(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    ingest(settings)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    assert outdated(settings) == []
+
+
+def test_a_review_date_on_or_after_the_change_clears_the_mark(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)  # day 10
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    ingest(settings)  # day 11
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    write(settings, "faq.zh.md", ZH, front="reviewed: 2026-11-10")  # before the change: still outdated
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    write(settings, "faq.zh.md", ZH, front="reviewed: 2026-11-11")  # the day of the change
+    ingest(settings)
+    assert outdated(settings) == []
+    # Per question, in a sidecar: only the entry named is cleared.
+    write(settings, "faq.zh.md", ZH)
+    (settings.content_dir / "faq.zh.md.meta.yml").write_text(f"reviewed:\n  \"{ZH[1][0]}\": 2026-11-30\n",
+                                                             encoding="utf-8")
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    (settings.content_dir / "faq.zh.md.meta.yml").write_text(f"reviewed:\n  \"{ZH[0][0]}\": 2026-11-30\n",
+                                                             encoding="utf-8")
+    ingest(settings)
+    assert outdated(settings) == []
+    # A later change of the English side is not covered by the earlier review.
+    write(settings, "faq.md", [(INSTALL_EN_EDITED[0], INSTALL_EN_EDITED[1] + " Or use Docker."), EN[1]])
+    (settings.content_dir / "faq.zh.md.meta.yml").write_text(f"reviewed:\n  \"{ZH[0][0]}\": 2026-11-12\n",
+                                                             encoding="utf-8")
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
+def test_unpaired_repaired_and_readded_documents_never_crash_and_leave_no_stale_mark(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    ingest(settings)
+    assert len(outdated(settings)) == 1
+    # Unpaired: the Chinese document is told it translates nothing.
+    write(settings, "faq.zh.md", ZH, front="not_translation_of: faq.md")
+    ingest(settings)
+    assert outdated(settings) == []
+    # Paired again, then the English file deleted and added back unchanged.
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    assert len(outdated(settings)) == 1
+    (settings.content_dir / "faq.md").unlink()
+    ingest(settings)
+    assert outdated(settings) == []
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    # A bad review mark is a warning, never a failure.
+    write(settings, "faq.zh.md", ZH, front="reviewed: [soon]")
+    report = run_ingest(settings, progress=False)
+    assert any("reviewed" in message for _, message in report.warnings)
+
+
+def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
+    def h(first: str, changed: str) -> History:
+        return History(first_seen=first, changed=changed, earlier_questions=[])
+
+    assert fell_behind(h("1", "1"), h("1", "3"), [], ["2", "3"]) == ("2", "3")
+    assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["2", "3"]) == ("3", "3")  # both at 2, the partner at 3
+    assert fell_behind(h("1", "3"), h("1", "3"), ["3"], ["3"]) is None  # both in one ingest
+    assert fell_behind(h("1", "1"), h("2", "2")) is None  # the partner only appeared
+    assert fell_behind(h("1", "1"), h("1", "3")) == ("3", "3")  # changes not recorded: its last one
+    # The translator catches up (own change at 3): neither side is behind, the original is not made outdated.
+    assert fell_behind(h("1", "3"), h("1", "2"), ["3"], ["2"]) is None
+    assert fell_behind(h("1", "2"), h("1", "3"), ["3"], ["2"]) is None
+    # A translation written after its original changed starts level with it.
+    assert fell_behind(h("3", "3"), h("1", "2"), [], ["2"]) is None
+    old = h("2026-11-01T00:00:00+00:00", "2026-11-01T00:00:00+00:00")
+    new = h("2026-11-01T00:00:00+00:00", "2026-11-20T08:00:00+00:00")
+    assert fell_behind(old, new, reviewed="2026-11-19") is not None
+    assert fell_behind(old, new, reviewed="2026-11-20") is None
+    assert fell_behind(old, new, [], ["2026-11-10T00:00:00+00:00", new.changed], reviewed="2026-11-15") == (
+        new.changed, new.changed)  # reviewed after the first change: behind again from the second
+
+
+def test_review_marks_read_dates_and_questions_and_name_what_they_ignore() -> None:
+    import datetime as dt
+
+    questions = [("How do I **install**?", "How do I install?"), ("Port?", "Port?")]
+    assert read_review_mark(dt.date(2026, 11, 21), questions).document == "2026-11-21"
+    assert read_review_mark("2026-11-21", questions).document == "2026-11-21"
+    mark = read_review_mark({"How do I install?": "2026-11-21", "Port?": "tomorrow", "Gone?": "2026-11-21"},
+                            questions)
+    assert mark.entries == {0: "2026-11-21"}
+    assert len(mark.problems) == 2
+    assert read_review_mark(["2026-11-21"], questions).problems
+    assert read_review_mark("2026-13-45", questions).problems
