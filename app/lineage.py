@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,11 +43,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app.config import Settings
 from app.generations import is_sqlite
+from app.ingest.segment.evidence import strip_numbering
 
 LINEAGE_FILE = "lineage.db"
 MAX_HOPS = 64  # a chain of forwards is followed this far at most (never a loop)
 CHUNK = 500
 EARLIER_QUESTIONS = 20  # the earlier questions kept per entry, newest
+CHINESE_NUMBER = re.compile(r"^\s*[一二三四五六七八九十百零〇]+\s*[、.．:：)）]\s*")  # 七、 a question's number
+UNSUBSTANTIAL = re.compile(r"[\s*_`\\]+")  # what a formatter changes without changing what a text says
 
 _metadata = MetaData()
 entry_forwarding = Table(
@@ -67,12 +72,14 @@ entry_history = Table(
     Column("earlier_questions", Text, nullable=False),  # JSON list, oldest first
 )
 
-# Every change of an entry's question or answer (never its first appearance): when a translation fell behind is
-# the first change of its partner after its own last one (app/outdated.py).
+# Every version of an entry: a row when it appears and whenever its question or answer changes, with a digest of
+# its substance (its text without the whitespace, emphasis and question numbers a formatter or a renumbering
+# touches). Which side of a translation pair changed, and when, is read from them (app/outdated.py).
 entry_changes = Table(
     "entry_changes", _metadata,
     Column("id", String(160), primary_key=True),
-    Column("changed", String(32), primary_key=True),  # the ingest that changed it (UTC, ISO 8601)
+    Column("changed", String(32), primary_key=True),  # the ingest that served this version (UTC, ISO 8601)
+    Column("substance", String(64), nullable=False),
 )
 
 
@@ -171,10 +178,13 @@ class Lineage:
         last = {row.id: row for row in connection.execute(select(
             entry_history.c.id, entry_history.c.question, entry_history.c.answer_digest,
             entry_history.c.earlier_questions))}
-        new_rows, changed_rows = [], []
+        new_rows, changed_rows, versions = [], [], []
         for entry in published:
             digest = _digest(entry.answer)
             row = last.get(entry.id)
+            if row is None or (row.question, row.answer_digest) != (entry.question, digest):
+                versions.append({"id": entry.id, "changed": since, "substance": substance(entry.question,
+                                                                                          entry.answer)})
             if row is None:
                 new_rows.append({"id": entry.id, "first_seen": since, "changed": since, "question": entry.question,
                                  "answer_digest": digest, "earlier_questions": "[]"})
@@ -187,9 +197,9 @@ class Lineage:
                                                                                               ensure_ascii=False)})
         for start in range(0, len(new_rows), CHUNK):
             connection.execute(_insert_new(entry_history, self._sqlite), new_rows[start:start + CHUNK])
-        events = [{"id": row["key"], "changed": since} for row in changed_rows]
-        for start in range(0, len(events), CHUNK):
-            connection.execute(_insert_new(entry_changes, self._sqlite, ["id", "changed"]), events[start:start + CHUNK])
+        for start in range(0, len(versions), CHUNK):
+            connection.execute(_insert_new(entry_changes, self._sqlite, ["id", "changed"]),
+                               versions[start:start + CHUNK])
         if changed_rows:
             connection.execute(update(entry_history).where(entry_history.c.id == bindparam("key")).values(
                 changed=bindparam("changed"), question=bindparam("question"),
@@ -222,21 +232,22 @@ class Lineage:
                     found[row.id] = History(first_seen=row.first_seen, changed=row.changed, earlier_questions=[])
         return found
 
-    def changes(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[str]]:
-        """When the question or answer of each of `entry_ids` (every entry when None) changed, oldest first; an
-        entry never changed since it appeared (or since the portal recorded changes) is left out."""
+    def versions(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[tuple[str, str]]]:
+        """The recorded versions of each of `entry_ids` (every entry when None), oldest first: (when it was
+        first served, its substance digest). Entries served before versions were recorded lack their first ones,
+        and an entry with none is left out."""
         if not self._exists():
             return {}
         if not self._has_changes:
             self._has_changes = inspect(self.engine).has_table(entry_changes.name)
             if not self._has_changes:
                 return {}  # made by a portal that did not record changes yet: the next ingest creates it
-        found: dict[str, list[str]] = {}
+        found: dict[str, list[tuple[str, str]]] = {}
+        columns = select(entry_changes.c.id, entry_changes.c.changed, entry_changes.c.substance)
         with self.engine.connect() as connection:
-            for statement in _in_chunks(select(entry_changes.c.id, entry_changes.c.changed), entry_changes.c.id,
-                                        entry_ids):
+            for statement in _in_chunks(columns, entry_changes.c.id, entry_ids):
                 for row in connection.execute(statement):
-                    found.setdefault(row.id, []).append(row.changed)
+                    found.setdefault(row.id, []).append((row.changed, row.substance))
         for times in found.values():
             times.sort()
         return found
@@ -280,6 +291,14 @@ class Lineage:
 def _digest(text: str) -> str:
     # A fingerprint of an answer, to tell whether it changed; never for security.
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+def substance(question: str, answer: str) -> str:
+    """A digest of what an entry says: the same for versions that differ only in whitespace, line wrapping,
+    emphasis and code marks, letter case, full-width forms or the question's number (`Q3.`, `七、`)."""
+    question = CHINESE_NUMBER.sub("", strip_numbering(question), count=1)
+    text = unicodedata.normalize("NFKC", f"{question}\n{answer}").casefold()
+    return _digest(UNSUBSTANTIAL.sub("", text))
 
 
 def _insert_new(table: Table, sqlite: bool, key: Sequence[str] = ("id",)) -> Any:

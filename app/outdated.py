@@ -23,6 +23,7 @@ stale mark behind.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -172,20 +173,33 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+def changes_of(history: History, versions: Sequence[tuple[str, str]]) -> list[str]:
+    """When what an entry says changed, oldest first, from its recorded `versions` ((time, substance digest),
+    oldest first; app/lineage.py): a version whose substance is the previous one's (reformatted, renumbered)
+    is no change. Without recorded versions (an entry served before they were), its history's last change."""
+    if not versions:
+        return [history.changed] if history.changed > history.first_seen else []
+    found = [versions[0][0]] if versions[0][0] > history.first_seen else []  # what it said before is unknown
+    found += [when for (_, before), (when, after) in itertools.pairwise(versions) if after != before]
+    return found
+
+
 def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (), partner_changes: Iterable[str] = (),
                 reviewed: str = "") -> tuple[str, str] | None:
     """(since, the partner's last change) when an entry with history `own` fell behind its translation `partner`,
-    None when it did not. `own_changes` and `partner_changes` are every recorded change of each (any order; the
-    histories' last changes count even when not listed), `reviewed` the entry's review date (YYYY-MM-DD).
+    None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`), and
+    `reviewed` the entry's review date (YYYY-MM-DD).
 
     The pair's changes are read in time order from when both existed (a translation written later
     starts level with its original): a change of one side alone puts the other behind; a change of the
     side that is behind catches it up (a translator's update never puts the original behind); a change
     of both in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
     """
+    if own.first_seen < partner.first_seen:
+        return None  # the original: its translation came later and follows it
     start = max(own.first_seen, partner.first_seen)
-    mine = {when for when in (*own_changes, own.changed) if when > start}
-    theirs = {when for when in (*partner_changes, partner.changed) if when > start}
+    mine = {when for when in own_changes if when > start}
+    theirs = {when for when in partner_changes if when > start}
     events = sorted(mine | theirs)
     if reviewed:
         events.append(f"{reviewed}~")  # the end of that day: after every change made on it
@@ -223,7 +237,8 @@ def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable
     involved = {entry_id for pair in pairs for entry_id in pair}
     entries = _entries(session, involved)
     histories = lineage.histories(involved)
-    changes = lineage.changes(involved)
+    versions = lineage.versions(involved)
+    changes = {entry_id: changes_of(history, versions.get(entry_id, ())) for entry_id, history in histories.items()}
     marks = marks if marks is not None else review_marks(session)
     found: list[tuple[tuple[str, int, str], OutdatedTranslation]] = []
     for own, partner in pairs:

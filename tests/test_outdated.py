@@ -12,10 +12,10 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.db import DataStore
 from app.ingest.pipeline import run_ingest
-from app.lineage import History, Lineage
+from app.lineage import History, Lineage, substance
 from app.main import create_app
 from app.models import Entry
-from app.outdated import OutdatedTranslation, fell_behind, outdated_translations, read_review_mark
+from app.outdated import OutdatedTranslation, changes_of, fell_behind, outdated_translations, read_review_mark
 from app.web.inprocess import InProcessClient
 from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
 
@@ -186,7 +186,7 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
     assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["2", "3"]) == ("3", "3")  # both at 2, the partner at 3
     assert fell_behind(h("1", "3"), h("1", "3"), ["3"], ["3"]) is None  # both in one ingest
     assert fell_behind(h("1", "1"), h("2", "2")) is None  # the partner only appeared
-    assert fell_behind(h("1", "1"), h("1", "3")) == ("3", "3")  # changes not recorded: its last one
+    assert fell_behind(h("1", "1"), h("1", "3")) is None  # no change given
     # The translator catches up (own change at 3): neither side is behind, the original is not made outdated.
     assert fell_behind(h("1", "3"), h("1", "2"), ["3"], ["2"]) is None
     assert fell_behind(h("1", "2"), h("1", "3"), ["3"], ["2"]) is None
@@ -194,10 +194,20 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
     assert fell_behind(h("3", "3"), h("1", "2"), [], ["2"]) is None
     old = h("2026-11-01T00:00:00+00:00", "2026-11-01T00:00:00+00:00")
     new = h("2026-11-01T00:00:00+00:00", "2026-11-20T08:00:00+00:00")
-    assert fell_behind(old, new, reviewed="2026-11-19") is not None
-    assert fell_behind(old, new, reviewed="2026-11-20") is None
+    assert fell_behind(old, new, [], [new.changed], reviewed="2026-11-19") is not None
+    assert fell_behind(old, new, [], [new.changed], reviewed="2026-11-20") is None
     assert fell_behind(old, new, [], ["2026-11-10T00:00:00+00:00", new.changed], reviewed="2026-11-15") == (
         new.changed, new.changed)  # reviewed after the first change: behind again from the second
+
+
+def test_only_changes_of_substance_count() -> None:
+    history = History(first_seen="1", changed="4", earlier_questions=[])
+    assert changes_of(history, [("1", "a"), ("2", "a"), ("3", "b"), ("4", "b")]) == ["3"]  # 2 and 4: reformatted
+    assert changes_of(history, []) == ["4"]  # versions not recorded: its last change
+    assert changes_of(history, [("3", "b")]) == ["3"]  # what it said before 3 is unknown: a change
+    assert substance("Q3. How do I **install**?", "Run\n`make   install`.") == substance(
+        "七、How do I install?", "run `make install`.")
+    assert substance("How?", "Run `make install`.") != substance("How?", "Run `make test`.")
 
 
 def test_review_marks_read_dates_and_questions_and_name_what_they_ignore() -> None:
