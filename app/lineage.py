@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Connection,
     Engine,
@@ -74,12 +75,14 @@ entry_history = Table(
 
 # Every version of an entry: a row when it appears and whenever its question or answer changes, with a digest of
 # its substance (its text without the whitespace, emphasis and question numbers a formatter or a renumbering
-# touches). Which side of a translation pair changed, and when, is read from them (app/outdated.py).
+# touches) and whether the edit was minor (a word or two of prose). Which side of a translation pair changed,
+# and when, is read from them (app/outdated.py).
 entry_changes = Table(
     "entry_changes", _metadata,
     Column("id", String(160), primary_key=True),
     Column("changed", String(32), primary_key=True),  # the ingest that served this version (UTC, ISO 8601)
     Column("substance", String(64), nullable=False),
+    Column("minor", Boolean, nullable=False, default=False),  # a word or two edited: what it says is unchanged
 )
 
 
@@ -90,6 +93,7 @@ class Published:
     id: str
     question: str
     answer: str
+    minor: bool = False  # a word or two edited since the served generation: what it says is unchanged
 
 
 @dataclass(frozen=True)
@@ -178,13 +182,15 @@ class Lineage:
         last = {row.id: row for row in connection.execute(select(
             entry_history.c.id, entry_history.c.question, entry_history.c.answer_digest,
             entry_history.c.earlier_questions))}
-        new_rows, changed_rows, versions = [], [], []
+        new_rows, changed_rows = [], []
+        versions: list[dict[str, Any]] = []
         for entry in published:
             digest = _digest(entry.answer)
             row = last.get(entry.id)
             if row is None or (row.question, row.answer_digest) != (entry.question, digest):
                 versions.append({"id": entry.id, "changed": since, "substance": substance(entry.question,
-                                                                                          entry.answer)})
+                                                                                          entry.answer),
+                                 "minor": row is not None and entry.minor})
             if row is None:
                 new_rows.append({"id": entry.id, "first_seen": since, "changed": since, "question": entry.question,
                                  "answer_digest": digest, "earlier_questions": "[]"})
@@ -232,22 +238,22 @@ class Lineage:
                     found[row.id] = History(first_seen=row.first_seen, changed=row.changed, earlier_questions=[])
         return found
 
-    def versions(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[tuple[str, str]]]:
+    def versions(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[tuple[str, str, bool]]]:
         """The recorded versions of each of `entry_ids` (every entry when None), oldest first: (when it was
-        first served, its substance digest). Entries served before versions were recorded lack their first ones,
-        and an entry with none is left out."""
+        first served, its substance digest, whether its edit was minor). Entries served before versions were
+        recorded lack their first ones, and an entry with none is left out."""
         if not self._exists():
             return {}
         if not self._has_changes:
             self._has_changes = inspect(self.engine).has_table(entry_changes.name)
             if not self._has_changes:
                 return {}  # made by a portal that did not record changes yet: the next ingest creates it
-        found: dict[str, list[tuple[str, str]]] = {}
-        columns = select(entry_changes.c.id, entry_changes.c.changed, entry_changes.c.substance)
+        found: dict[str, list[tuple[str, str, bool]]] = {}
+        columns = select(entry_changes.c.id, entry_changes.c.changed, entry_changes.c.substance, entry_changes.c.minor)
         with self.engine.connect() as connection:
             for statement in _in_chunks(columns, entry_changes.c.id, entry_ids):
                 for row in connection.execute(statement):
-                    found.setdefault(row.id, []).append((row.changed, row.substance))
+                    found.setdefault(row.id, []).append((row.changed, row.substance, bool(row.minor)))
         for times in found.values():
             times.sort()
         return found

@@ -173,14 +173,17 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def changes_of(history: History, versions: Sequence[tuple[str, str]]) -> list[str]:
-    """When what an entry says changed, oldest first, from its recorded `versions` ((time, substance digest),
-    oldest first; app/lineage.py): a version whose substance is the previous one's (reformatted, renumbered)
-    is no change. Without recorded versions (an entry served before they were), its history's last change."""
+def changes_of(history: History, versions: Sequence[tuple[str, str, bool]]) -> list[str]:
+    """When what an entry says changed, oldest first, from its recorded `versions` ((time, substance digest,
+    minor edit), oldest first; app/lineage.py): a version whose substance is the previous one's (reformatted,
+    renumbered) or a minor edit (a word or two of prose) is no change. Without recorded versions (an entry served
+    before they were), its history's last change."""
     if not versions:
         return [history.changed] if history.changed > history.first_seen else []
-    found = [versions[0][0]] if versions[0][0] > history.first_seen else []  # what it said before is unknown
-    found += [when for (_, before), (when, after) in itertools.pairwise(versions) if after != before]
+    first, _, minor = versions[0]
+    found = [first] if first > history.first_seen and not minor else []  # what it said before is unknown
+    found += [when for (_, before, _), (when, after, minor) in itertools.pairwise(versions)
+              if after != before and not minor]
     return found
 
 

@@ -35,7 +35,8 @@ from pathlib import Path
 from app.config import Settings
 from app.ingest.align import LinkRules
 from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documents, read_documents
-from app.lineage import Lineage, Published
+from app.ingest.store import published
+from app.lineage import Lineage
 from app.outdated import changes_of, fell_behind
 from measure.identity import Seen, Source, _seen, history, read_sources, reference_pairs, write_step
 from measure.localserver import ROOT
@@ -99,8 +100,9 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             current = list(_seen(documents, keys))
             links = link_documents(documents, [], LinkRules(), None)
             since = (EPOCH + timedelta(days=index)).isoformat(timespec="seconds")
-            lineage.record({}, [Published(seen.version.id, seen.version.title, seen.version.answer)
-                                for seen in current], since)
+            lineage.record({}, published([seen.version for seen in previous],
+                                         [(seen.version.id, seen.version.title, seen.version.answer)
+                                          for seen in current]), since)
             continues = reference_pairs(previous, current) if previous else {}
             chains: list[int] = []
             changed: set[int] = set()

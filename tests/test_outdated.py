@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import DataStore
+from app.ingest.identity import minor_edit
 from app.ingest.pipeline import run_ingest
 from app.lineage import History, Lineage, substance
 from app.main import create_app
@@ -25,6 +26,7 @@ EN = [("How do I install the portal?", "Run `make install` in a clean clone; it 
 ZH = [("如何安装门户？", "在干净的克隆中运行 `make install`；它会创建 `.venv` 并安装固定版本的依赖。"),
       ("如何修改端口？", "给 `faq serve` 传入 `--port 8080`；启动时会打印监听地址。")]
 INSTALL_EN_EDITED = (EN[0][0], EN[0][1] + " On Windows use WSL2: `make` is not available in PowerShell.")
+INSTALL_EN_DOCKER = (EN[0][0], INSTALL_EN_EDITED[1] + " Or run it with `docker compose up`.")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -74,7 +76,7 @@ def test_the_unchanged_side_of_a_pair_is_outdated_from_the_day_the_other_changed
     write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
     ingest(settings)  # day 11: the English install answer changed, its Chinese translation did not
     ingest(settings)  # day 12: nothing changed
-    write(settings, "faq.md", [(INSTALL_EN_EDITED[0], INSTALL_EN_EDITED[1] + " Or use Docker."), EN[1]])
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, EN[1]])
     ingest(settings)  # day 13: changed again; behind since day 11, the newer version's last change day 13
     found = outdated_translations(settings)
     assert [(item.question, item.since[:10], item.partner_changed[:10]) for item in found] == [
@@ -144,11 +146,28 @@ def test_a_review_date_on_or_after_the_change_clears_the_mark(settings: Settings
     ingest(settings)
     assert outdated(settings) == []
     # A later change of the English side is not covered by the earlier review.
-    write(settings, "faq.md", [(INSTALL_EN_EDITED[0], INSTALL_EN_EDITED[1] + " Or use Docker."), EN[1]])
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, EN[1]])
     (settings.content_dir / "faq.zh.md.meta.yml").write_text(f"reviewed:\n  \"{ZH[0][0]}\": 2026-11-12\n",
                                                              encoding="utf-8")
     ingest(settings)
     assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
+def test_a_typo_fixed_or_a_reformatted_original_leaves_its_translation_current(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    write(settings, "faq.md", [(EN[0][0], EN[0][1].replace("a clean clone", "a fresh clone")), EN[1]])
+    ingest(settings)  # one word replaced, one added: minor
+    (settings.content_dir / "faq.md").write_text("# Portal FAQ\n\n" + "".join(
+        f"### {question}\n\n{answer.replace(' ', chr(10), 3)}\n\n" for question, answer in
+        [(EN[0][0], EN[0][1].replace("a clean clone", "a fresh clone")), EN[1]]), encoding="utf-8")
+    ingest(settings)  # re-wrapped lines: no change of substance
+    assert outdated(settings) == []
+    write(settings, "faq.md", [(EN[0][0], EN[0][1].replace("a clean clone", "a fresh clone")),
+                               (EN[1][0], EN[1][1].replace("8080", "9090"))])
+    ingest(settings)  # a number changed: never minor
+    assert [item[0] for item in outdated(settings)] == [ZH[1][0]]
 
 
 def test_unpaired_repaired_and_readded_documents_never_crash_and_leave_no_stale_mark(settings: Settings) -> None:
@@ -202,12 +221,22 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
 
 def test_only_changes_of_substance_count() -> None:
     history = History(first_seen="1", changed="4", earlier_questions=[])
-    assert changes_of(history, [("1", "a"), ("2", "a"), ("3", "b"), ("4", "b")]) == ["3"]  # 2 and 4: reformatted
+    versions = [("1", "a", False), ("2", "a", False), ("3", "b", False), ("4", "b", False), ("5", "c", True)]
+    assert changes_of(history, versions) == ["3"]  # 2 and 4: reformatted; 5: a minor edit
     assert changes_of(history, []) == ["4"]  # versions not recorded: its last change
-    assert changes_of(history, [("3", "b")]) == ["3"]  # what it said before 3 is unknown: a change
+    assert changes_of(history, [("3", "b", False)]) == ["3"]  # what it said before 3 is unknown: a change
     assert substance("Q3. How do I **install**?", "Run\n`make   install`.") == substance(
         "七、How do I install?", "run `make install`.")
     assert substance("How?", "Run `make install`.") != substance("How?", "Run `make test`.")
+
+
+def test_a_minor_edit_changes_a_word_or_two_of_prose_only() -> None:
+    assert minor_edit("Where to put my configration?", "It loads configration from `~/.vim`.",
+                      "Where to put my configuration?", "It loads configuration from `~/.vim`.")
+    assert minor_edit("Q", "感谢您向我们反馈问题。", "Q", "感谢你向我们反馈问题。")
+    assert not minor_edit("Q", "Pass `--port 8080`.", "Q", "Pass `--port 8081`.")
+    assert not minor_edit("Q", "See https://a.example/x.", "Q", "See https://a.example/y.")
+    assert not minor_edit("Q", "A short answer.", "Q", "A short answer. On Windows use WSL2.")
 
 
 def test_review_marks_read_dates_and_questions_and_name_what_they_ignore() -> None:

@@ -135,11 +135,13 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     report = IngestReport()
     meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
-        batch, vanished = _prepare_batch(folder, report, progress, meaning, _served_versions(settings, report))
+        served = _served_versions(settings, report)
+        batch, vanished = _prepare_batch(folder, report, progress, meaning, served)
         return_free_memory()  # what reading and linking held
         # Before publication: a published generation's vanished ids must already lead somewhere. A failure here
         # (an unreachable database, a full disk) fails the ingest like any other, and the previous data stays.
-        record_lineage(settings, vanished, batch.entries)
+        record_lineage(settings, vanished, batch.entries, served)
+        del served
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
         report.generation = store_generation(settings, batch).name
