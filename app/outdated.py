@@ -75,10 +75,14 @@ class OutdatedTranslation:
 
 @dataclass
 class ReviewMarks:
-    """The translators' review dates of one generation: per document and per entry (YYYY-MM-DD)."""
+    """What the editors and the file names say of one generation's translations: the review dates, per document
+    and per entry (YYYY-MM-DD), and which document translates which (`declared`: front matter or sidecar
+    `translation_of`; `named`: a language marker in only the translation's path)."""
 
     documents: dict[str, str] = field(default_factory=dict)
     entries: dict[str, str] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)  # translation's document id → its original's
+    named: dict[str, str] = field(default_factory=dict)
 
     def on(self, entry_id: str, document_id: str) -> str:
         """The latest review date that covers an entry ("" when none does)."""
@@ -86,8 +90,8 @@ class ReviewMarks:
 
     def to_json(self) -> str:
         """The marks as stored in the generation's Meta table."""
-        return json.dumps({"documents": self.documents, "entries": self.entries}, ensure_ascii=False,
-                          sort_keys=True)
+        return json.dumps({"documents": self.documents, "entries": self.entries, "declared": self.declared,
+                           "named": self.named}, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | None) -> ReviewMarks:
@@ -98,13 +102,62 @@ class ReviewMarks:
             return cls()
         if not isinstance(loaded, dict):
             return cls()
-        return cls(documents=_dates(loaded.get("documents")), entries=_dates(loaded.get("entries")))
+        return cls(documents=_dates(loaded.get("documents")), entries=_dates(loaded.get("entries")),
+                   declared=_strings(loaded.get("declared")), named=_strings(loaded.get("named")))
+
+    def side(self, document_id: str, partner_document_id: str, own: History, partner: History) -> str:
+        """Whether an entry is its pair's "original" or its "translation" ("" when nothing tells): what an
+        editor declared, else which side appeared first, else which path carries a language marker."""
+        for said in (self.declared, None, self.named):
+            if said is None:
+                if own.first_seen != partner.first_seen:
+                    return "original" if own.first_seen < partner.first_seen else "translation"
+            elif said.get(document_id) == partner_document_id:
+                return "translation"
+            elif said.get(partner_document_id) == document_id:
+                return "original"
+        return ""
 
 
 def _dates(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     return {str(k): str(v) for k, v in value.items() if isinstance(v, str) and DATE.fullmatch(v)}
+
+
+def _strings(value: Any) -> dict[str, str]:
+    return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+
+
+ZH_MARKERS = frozenset({"zh", "cn"})
+TRANSLATION_FOLDERS = frozenset({"i18n", "l10n", "translations"})
+
+
+def translation_sides(documents: Sequence[tuple[str, str, str, str | None]],
+                      pairs: Iterable[tuple[str, str]]) -> tuple[dict[str, str], dict[str, str]]:
+    """Which document of each pair translates the other: (declared, named), each a map of the translation's
+    document id to its original's. `documents` are (id, path, lang, translation_of path), `pairs` the document
+    pairs (ids)."""
+    by_id = {doc_id: (path, lang, translation_of) for doc_id, path, lang, translation_of in documents}
+    declared: dict[str, str] = {}
+    named: dict[str, str] = {}
+    for first, second in pairs:
+        if first not in by_id or second not in by_id:
+            continue
+        for one, other in ((first, second), (second, first)):
+            if by_id[one][2] == by_id[other][0]:
+                declared[one] = other
+        marked = [doc for doc in (first, second) if _language_marked(*by_id[doc][:2])]
+        if len(marked) == 1:
+            named[marked[0]] = second if marked[0] == first else first
+    return declared, named
+
+
+def _language_marked(path: str, lang: str) -> bool:
+    """Whether a path says it holds a translation: a marker of its own language (`faq.zh.md`, `cn/faq.md`,
+    `faq_en.md`) or a translations folder (`i18n/`)."""
+    parts = {part.lower() for part in re.split(r"[/._-]+", path)}
+    return bool(parts & TRANSLATION_FOLDERS) or bool(parts & (ZH_MARKERS if lang == "zh" else {lang.lower()}))
 
 
 def review_date(value: object) -> str | None:
@@ -188,18 +241,19 @@ def changes_of(history: History, versions: Sequence[tuple[str, str, bool]]) -> l
 
 
 def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (), partner_changes: Iterable[str] = (),
-                reviewed: str = "") -> tuple[str, str] | None:
+                reviewed: str = "", side: str = "") -> tuple[str, str] | None:
     """(since, the partner's last change) when an entry with history `own` fell behind its translation `partner`,
     None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`), and
-    `reviewed` the entry's review date (YYYY-MM-DD).
+    `reviewed` the entry's review date (YYYY-MM-DD), `side` whether the entry is the pair's "original" (never
+    behind) or its "translation" ("": the side that appeared later is the translation, `ReviewMarks.side`).
 
     The pair's changes are read in time order from when both existed (a translation written later
     starts level with its original): a change of one side alone puts the other behind; a change of the
     side that is behind catches it up (a translator's update never puts the original behind); a change
     of both in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
     """
-    if own.first_seen < partner.first_seen:
-        return None  # the original: its translation came later and follows it
+    if side == "original" or (not side and own.first_seen < partner.first_seen):
+        return None  # the original: its translation follows it, never the other way round
     start = max(own.first_seen, partner.first_seen)
     mine = {when for when in own_changes if when > start}
     theirs = {when for when in partner_changes if when > start}
@@ -249,8 +303,9 @@ def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable
             continue  # not recorded by an ingest yet (a generation older than the history): nothing to say
         this, other = entries[own], entries[partner]
         reviewed = marks.on(own, this.document_id)
+        side = marks.side(this.document_id, other.document_id, histories[own], histories[partner])
         behind = fell_behind(histories[own], histories[partner], changes.get(own, ()), changes.get(partner, ()),
-                             reviewed)
+                             reviewed, side)
         if behind is None:
             continue
         since, partner_changed = behind

@@ -37,7 +37,7 @@ from app.ingest.align import LinkRules
 from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documents, read_documents
 from app.ingest.store import published
 from app.lineage import Lineage
-from app.outdated import changes_of, fell_behind
+from app.outdated import ReviewMarks, changes_of, fell_behind, translation_sides
 from measure.identity import Seen, Source, _seen, history, read_sources, reference_pairs, write_step
 from measure.localserver import ROOT
 
@@ -122,11 +122,17 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             ids = {current[k].version.id for pair in pairs for k in pair}
             histories, versions = lineage.histories(ids), lineage.versions(ids)
             times = {id_: changes_of(history, versions.get(id_, ())) for id_, history in histories.items()}
+            declared, named = translation_sides(
+                [(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
+                [(pair.first, pair.second) for pair in links.alignment.documents])
+            marks = ReviewMarks(declared=declared, named=named)
             flagged: dict[int, int] = {}
             for own, partner in pairs:
-                a, b = current[own].version.id, current[partner].version.id
-                if a in histories and b in histories and fell_behind(histories[a], histories[b], times.get(a, ()),
-                                                                     times.get(b, ())):
+                a, b = current[own].version, current[partner].version
+                if a.id not in histories or b.id not in histories:
+                    continue
+                side = marks.side(a.document_id, b.document_id, histories[a.id], histories[b.id])
+                if fell_behind(histories[a.id], histories[b.id], times.get(a.id, ()), times.get(b.id, ()), "", side):
                     flagged[chains[own]] = chains[partner]
             commits.append(Commit(step.commit, chains, current, [(chains[a], chains[b]) for a, b in pairs], changed,
                                   set(previous_chains), flagged))

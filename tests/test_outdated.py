@@ -16,7 +16,14 @@ from app.ingest.pipeline import run_ingest
 from app.lineage import History, Lineage, substance
 from app.main import create_app
 from app.models import Entry
-from app.outdated import OutdatedTranslation, changes_of, fell_behind, outdated_translations, read_review_mark
+from app.outdated import (
+    OutdatedTranslation,
+    changes_of,
+    fell_behind,
+    outdated_translations,
+    read_review_mark,
+    translation_sides,
+)
 from app.web.inprocess import InProcessClient
 from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
 
@@ -151,6 +158,32 @@ def test_a_review_date_on_or_after_the_change_clears_the_mark(settings: Settings
                                                              encoding="utf-8")
     ingest(settings)
     assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
+def test_a_changed_translation_never_makes_its_original_outdated_unless_declared_the_other_way(
+        settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)  # both in the first ingest: the file name tells the translation
+    ingest(settings)
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1] + " 在 Windows 上请使用 WSL2，PowerShell 里没有 make。"),
+                                  ZH[1]])
+    ingest(settings)
+    assert outdated(settings) == []
+    # The English file declares it translates the Chinese one: the Chinese is the original.
+    write(settings, "faq.md", EN, front="translation_of: faq.zh.md")
+    ingest(settings)
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1] + " 也可以用 `docker compose up` 运行。"), ZH[1]])
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [EN[0][0]]
+
+
+def test_translation_sides_come_from_translation_of_then_language_markers() -> None:
+    documents = [("a", "faq.md", "en", None), ("b", "faq.zh.md", "zh", None), ("c", "en/x.md", "en", None),
+                 ("d", "zh/x.md", "zh", None), ("e", "y.md", "en", "y.zh.md"), ("f", "y.zh.md", "zh", None),
+                 ("g", "i18n/zh/docs/z.md", "zh", None), ("h", "docs/z.md", "en", None)]
+    declared, named = translation_sides(documents, [("a", "b"), ("c", "d"), ("e", "f"), ("h", "g")])
+    assert declared == {"e": "f"}
+    assert named == {"b": "a", "f": "e", "g": "h"}  # en/ and zh/ both marked: nothing said
 
 
 def test_a_typo_fixed_or_a_reformatted_original_leaves_its_translation_current(settings: Settings) -> None:

@@ -45,7 +45,7 @@ from app.ingest.store import (
     store_generation,
 )
 from app.models import Document, DocumentLink, IngestNote
-from app.outdated import REVIEWED_KEY, ReviewMark, ReviewMarks, read_review_mark
+from app.outdated import REVIEWED_KEY, ReviewMark, ReviewMarks, read_review_mark, translation_sides
 from app.search.embedding import ModelSlot, question_cosines
 
 MEGABYTE = 1024 * 1024
@@ -174,7 +174,10 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
     if progress:
         tqdm.write(f"linking the translations and related entries of {len(documents)} documents …")
-    batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
+    links = link_documents(documents, glossary, rules, meaning)
+    sides = translation_sides([(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
+                              [(pair.first, pair.second) for pair in links.alignment.documents])
+    batch = _build_batch(documents, links, report, sides)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
     return batch, vanished
@@ -429,7 +432,8 @@ def _content_root(source: SourceFile) -> Path:
     return source.path.parents[len(PurePosixPath(source.relative_path).parts) - 1]
 
 
-def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport) -> Batch:
+def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport,
+                 sides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> Batch:
     """The rows of the new generation; `documents` is emptied as their rows are built.
 
     A document read holds its parsed entries and segmentation beside the text its rows share:
@@ -438,7 +442,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     changed = change_dates(_content_root(documents[0].source), (d.source.path for d in documents)) if documents else {}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
-    marks = ReviewMarks()
+    marks = ReviewMarks(declared=sides[0], named=sides[1])
     documents.reverse()  # popped from the end, in reading order
     while documents:
         doc = documents.pop()
