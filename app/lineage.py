@@ -5,10 +5,12 @@
   question (410 and the closest entries).
 - Each entry's history: when it first appeared, when its question or answer last changed, and its
   earlier questions (from the ingests).
+- Every version of each entry: when it was served and a digest of what it says, from which
+  app/outdated.py tells which side of a translation pair changed.
 
-With SQLite both are tables of one file beside the generations (`<data_dir>/lineage.db`); with
-PostgreSQL the tables `public.entry_forwarding` and `public.entry_history` of the shared database,
-read by every replica.
+With SQLite they are tables of one file beside the generations (`<data_dir>/lineage.db`); with
+PostgreSQL the tables `public.entry_forwarding`, `public.entry_history` and `public.entry_changes`
+of the shared database, read by every replica.
 """
 
 from __future__ import annotations
