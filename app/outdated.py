@@ -248,12 +248,14 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     behind) or its "translation" ("": the side that appeared later is the translation, `ReviewMarks.side`).
 
     The pair's changes are read in time order from when both existed (a translation written later
-    starts level with its original): a change of one side alone puts the other behind; a change of the
-    side that is behind catches it up (a translator's update never puts the original behind); a change
-    of both in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
+    starts level with its original): a change of the original alone puts the translation behind (of
+    either side alone, the other, when nothing tells which is the original); a change of the side that
+    is behind catches it up, and a translator's edit never puts the original behind; a change of both
+    in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
     """
     if side == "original" or (not side and own.first_seen < partner.first_seen):
         return None  # the original: its translation follows it, never the other way round
+    symmetric = not side and own.first_seen == partner.first_seen
     start = max(own.first_seen, partner.first_seen)
     mine = {when for when in own_changes if when > start}
     theirs = {when for when in partner_changes if when > start}
@@ -274,8 +276,8 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
                 behind, since = "own", when
         elif behind == "own":
             behind = ""
-        elif behind == "":
-            behind = "partner"
+        elif behind == "" and symmetric:
+            behind = "partner"  # nothing tells which is the original: either side can fall behind
     if behind != "own":
         return None
     return since, max(theirs)

@@ -242,6 +242,10 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
     # The translator catches up (own change at 3): neither side is behind, the original is not made outdated.
     assert fell_behind(h("1", "3"), h("1", "2"), ["3"], ["2"]) is None
     assert fell_behind(h("1", "2"), h("1", "3"), ["3"], ["2"]) is None
+    # The translation's own edit at 2, then the original's change at 3: behind from 3 (the original is never behind).
+    assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["3"], side="translation") == ("3", "3")
+    assert fell_behind(h("2", "3"), h("1", "4"), ["3"], ["4"]) == ("4", "4")  # appeared later: the translation
+    assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["3"]) is None  # nothing tells: the partner caught up with it
     # A translation written after its original changed starts level with it.
     assert fell_behind(h("3", "3"), h("1", "2"), [], ["2"]) is None
     old = h("2026-11-01T00:00:00+00:00", "2026-11-01T00:00:00+00:00")
