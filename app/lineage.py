@@ -5,22 +5,27 @@
   question (410 and the closest entries).
 - Each entry's history: when it first appeared, when its question or answer last changed, and its
   earlier questions (from the ingests).
+- Every version of each entry: when it was served and a digest of what it says, from which
+  app/outdated.py tells which side of a translation pair changed.
 
-With SQLite both are tables of one file beside the generations (`<data_dir>/lineage.db`); with
-PostgreSQL the tables `public.entry_forwarding` and `public.entry_history` of the shared database,
-read by every replica.
+With SQLite they are tables of one file beside the generations (`<data_dir>/lineage.db`); with
+PostgreSQL the tables `public.entry_forwarding`, `public.entry_history` and `public.entry_changes`
+of the shared database, read by every replica.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Connection,
     Engine,
@@ -41,11 +46,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from app.config import Settings
 from app.generations import is_sqlite
+from app.ingest.segment.evidence import strip_numbering
 
 LINEAGE_FILE = "lineage.db"
 MAX_HOPS = 64  # a chain of forwards is followed this far at most (never a loop)
 CHUNK = 500
 EARLIER_QUESTIONS = 20  # the earlier questions kept per entry, newest
+CHINESE_NUMBER = re.compile(r"^\s*[一二三四五六七八九十百零〇]+\s*[、.．:：)）]\s*")  # 七、 a question's number
+UNSUBSTANTIAL = re.compile(r"[\s*_`\\]+")  # what a formatter changes without changing what a text says
 
 _metadata = MetaData()
 entry_forwarding = Table(
@@ -67,6 +75,18 @@ entry_history = Table(
     Column("earlier_questions", Text, nullable=False),  # JSON list, oldest first
 )
 
+# Every version of an entry: a row when it appears and whenever its question or answer changes, with a digest of
+# its substance (its text without the whitespace, emphasis and question numbers a formatter or a renumbering
+# touches) and whether the edit was minor (a word or two of prose). Which side of a translation pair changed,
+# and when, is read from them (app/outdated.py).
+entry_changes = Table(
+    "entry_changes", _metadata,
+    Column("id", String(160), primary_key=True),
+    Column("changed", String(32), primary_key=True),  # the ingest that served this version (UTC, ISO 8601)
+    Column("substance", String(64), nullable=False),
+    Column("minor", Boolean, nullable=False, default=False),  # a word or two edited: what it says is unchanged
+)
+
 
 @dataclass(frozen=True)
 class Published:
@@ -75,6 +95,7 @@ class Published:
     id: str
     question: str
     answer: str
+    minor: bool = False  # a word or two edited since the served generation: what it says is unchanged
 
 
 @dataclass(frozen=True)
@@ -105,6 +126,7 @@ class Lineage:
         url = settings.resolved_database_url
         self._sqlite = is_sqlite(url)
         self._ready = False
+        self._has_changes = False
         self._data_dir = settings.data_dir
         if self._sqlite:
             self.engine: Engine = create_engine(f"sqlite:///{settings.data_dir / LINEAGE_FILE}",
@@ -119,7 +141,7 @@ class Lineage:
             if self._sqlite:
                 self._data_dir.mkdir(parents=True, exist_ok=True)
             _metadata.create_all(self.engine, checkfirst=True)
-            self._ready = True
+            self._ready = self._has_changes = True
 
     def _exists(self) -> bool:
         """Whether the map has been created (by an ingest); remembered once true."""
@@ -163,9 +185,14 @@ class Lineage:
             entry_history.c.id, entry_history.c.question, entry_history.c.answer_digest,
             entry_history.c.earlier_questions))}
         new_rows, changed_rows = [], []
+        versions: list[dict[str, Any]] = []
         for entry in published:
             digest = _digest(entry.answer)
             row = last.get(entry.id)
+            if row is None or (row.question, row.answer_digest) != (entry.question, digest):
+                versions.append({"id": entry.id, "changed": since, "substance": substance(entry.question,
+                                                                                          entry.answer),
+                                 "minor": row is not None and entry.minor})
             if row is None:
                 new_rows.append({"id": entry.id, "first_seen": since, "changed": since, "question": entry.question,
                                  "answer_digest": digest, "earlier_questions": "[]"})
@@ -178,6 +205,9 @@ class Lineage:
                                                                                               ensure_ascii=False)})
         for start in range(0, len(new_rows), CHUNK):
             connection.execute(_insert_new(entry_history, self._sqlite), new_rows[start:start + CHUNK])
+        for start in range(0, len(versions), CHUNK):
+            connection.execute(_insert_new(entry_changes, self._sqlite, ["id", "changed"]),
+                               versions[start:start + CHUNK])
         if changed_rows:
             connection.execute(update(entry_history).where(entry_history.c.id == bindparam("key")).values(
                 changed=bindparam("changed"), question=bindparam("question"),
@@ -194,6 +224,41 @@ class Lineage:
             return None
         return History(first_seen=row.first_seen, changed=row.changed,
                        earlier_questions=list(json.loads(row.earlier_questions)))
+
+    def histories(self, entry_ids: Iterable[str] | None = None) -> dict[str, History]:
+        """The histories of `entry_ids` (every entry's when None) that an ingest recorded; the others are left out.
+
+        `earlier_questions` is left empty here: this is the bulk read of the outdated translations and feeds.
+        """
+        if not self._exists():
+            return {}
+        columns = select(entry_history.c.id, entry_history.c.first_seen, entry_history.c.changed)
+        found: dict[str, History] = {}
+        with self.engine.connect() as connection:
+            for statement in _in_chunks(columns, entry_history.c.id, entry_ids):
+                for row in connection.execute(statement):
+                    found[row.id] = History(first_seen=row.first_seen, changed=row.changed, earlier_questions=[])
+        return found
+
+    def versions(self, entry_ids: Iterable[str] | None = None) -> dict[str, list[tuple[str, str, bool]]]:
+        """The recorded versions of each of `entry_ids` (every entry when None), oldest first: (when it was
+        first served, its substance digest, whether its edit was minor). Entries served before versions were
+        recorded lack their first ones, and an entry with none is left out."""
+        if not self._exists():
+            return {}
+        if not self._has_changes:
+            self._has_changes = inspect(self.engine).has_table(entry_changes.name)
+            if not self._has_changes:
+                return {}  # made by a portal that did not record changes yet: the next ingest creates it
+        found: dict[str, list[tuple[str, str, bool]]] = {}
+        columns = select(entry_changes.c.id, entry_changes.c.changed, entry_changes.c.substance, entry_changes.c.minor)
+        with self.engine.connect() as connection:
+            for statement in _in_chunks(columns, entry_changes.c.id, entry_ids):
+                for row in connection.execute(statement):
+                    found.setdefault(row.id, []).append((row.changed, row.substance, bool(row.minor)))
+        for times in found.values():
+            times.sort()
+        return found
 
     def find(self, entry_id: str, exists: Callable[[str], bool]) -> Gone | None:
         """Where `entry_id` went, following forwards to an entry that `exists`; None if it was never recorded.
@@ -236,9 +301,27 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
-def _insert_new(table: Table, sqlite: bool) -> Any:
-    """An INSERT of `table` that leaves rows already there alone."""
-    return (sqlite_insert if sqlite else pg_insert)(table).on_conflict_do_nothing(index_elements=["id"])
+def substance(question: str, answer: str) -> str:
+    """A digest of what an entry says: the same for versions that differ only in whitespace, line wrapping,
+    emphasis and code marks, letter case, full-width forms or the question's number (`Q3.`, `七、`)."""
+    question = CHINESE_NUMBER.sub("", strip_numbering(question), count=1)
+    text = unicodedata.normalize("NFKC", f"{question}\n{answer}").casefold()
+    return _digest(UNSUBSTANTIAL.sub("", text))
+
+
+def _insert_new(table: Table, sqlite: bool, key: Sequence[str] = ("id",)) -> Any:
+    """An INSERT of `table` that leaves rows already there (the same `key`) alone."""
+    return (sqlite_insert if sqlite else pg_insert)(table).on_conflict_do_nothing(index_elements=list(key))
+
+
+def _in_chunks(statement: Any, column: Any, ids: Iterable[str] | None) -> Iterator[Any]:
+    """`statement` for every row (`ids` None), or restricted to `ids` a chunk at a time (a bound list has limits)."""
+    if ids is None:
+        yield statement
+        return
+    wanted = sorted(set(ids))
+    for start in range(0, len(wanted), CHUNK):
+        yield statement.where(column.in_(wanted[start:start + CHUNK]))
 
 
 def _wal(dbapi_connection: Any, _record: Any) -> None:

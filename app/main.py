@@ -19,7 +19,7 @@ from app.feedback import Feedback
 from app.lineage import Lineage
 from app.querylog import QueryLog
 from app.semantic import VectorWorker
-from app.web import api, pages, site, strings, suggest
+from app.web import api, feeds, pages, site, strings, suggest
 from app.web.errors import install_error_handlers
 from app.web.http import (
     BoundedRequestTarget,
@@ -96,6 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.health_router)
     install_operations(app)
     app.include_router(site.router)
+    app.include_router(feeds.router)
     app.include_router(pages.router)
 
     # Middleware runs outermost last-added: bounded target → HEAD → gzip → security headers → ETag/304 → routes.

@@ -142,6 +142,17 @@ class EntryHistory(SQLModel):
     earlier_questions: list[str]
 
 
+class EntryOutdated(SQLModel):
+    """The entry's translation changed after it did: this version may be out of date (app/outdated.py).
+
+    `partner` is the newer version, `partner_changed` its last change and `since` its first change after
+    this entry's last one (UTC, ISO 8601, from the ingests)."""
+
+    since: str
+    partner_changed: str
+    partner: EntryRef
+
+
 class EntryDetail(SQLModel):
     """One entry with its answer and cross-links."""
 
@@ -160,6 +171,7 @@ class EntryDetail(SQLModel):
     translations: list[EntryRef]
     related: list[EntryRef]
     history: EntryHistory | None = None  # None before an ingest recorded it
+    outdated: EntryOutdated | None = None  # None unless a translation of it changed after it did
 
 
 class SearchDocument(SQLModel):

@@ -26,12 +26,14 @@ from app.models import (
     EntryDocument,
     EntryHistory,
     EntryLink,
+    EntryOutdated,
     EntryRef,
     Health,
     SearchDocument,
     SearchHit,
     SearchPage,
 )
+from app.outdated import OutdatedTranslation, ReviewMarks, find_outdated, review_marks
 from app.querylog import QueryLog
 from app.search.analysis import HAN, normalise_text, query_terms
 from app.search.engine import Mode
@@ -132,6 +134,24 @@ def all_entries(settings: Settings) -> list[Entry]:
             return list(session.exec(select(Entry)))
     finally:
         store.close()
+
+
+CHANGED_BATCH = 200  # entries looked up at a time, newest change first, for the feeds
+
+
+@dataclass(frozen=True)
+class ChangedEntry:
+    """An entry as a feed of changes shows it."""
+
+    id: str
+    lang: str
+    title: str
+    url: str
+    document_title: str
+    body_text: str
+    body_html: str
+    first_seen: str  # UTC, ISO 8601
+    changed: str
 
 
 @dataclass
@@ -236,6 +256,7 @@ class Reader:
             translations=self._translations().get(entry.id, []),
             related=self._related(entry.id),
             history=self._history(entry.id),
+            outdated=self._outdated(entry.id),
         )
 
     def _history(self, entry_id: str) -> EntryHistory | None:
@@ -244,6 +265,53 @@ class Reader:
             return None
         return EntryHistory(first_seen=history.first_seen, changed=history.changed,
                             earlier_questions=history.earlier_questions)
+
+    def _outdated(self, entry_id: str) -> EntryOutdated | None:
+        """The newest translation that changed after this entry did, if any."""
+        found = find_outdated(self.session, self.lineage, [entry_id], self._review_marks())
+        if not found:
+            return None
+        newest = max(found, key=lambda item: item.partner_changed)
+        return EntryOutdated(since=newest.since, partner_changed=newest.partner_changed,
+                             partner=EntryRef(id=newest.partner_id, lang=newest.partner_lang,
+                                              title=newest.partner_question, url=newest.partner_url))
+
+    def _review_marks(self) -> ReviewMarks:
+        return self.snapshot.kept("review_marks", None, 1, lambda: review_marks(self.session))
+
+    def outdated_translations(self) -> list[OutdatedTranslation]:
+        """Every possibly outdated translation of this generation, in document order (the editors' list)."""
+        return find_outdated(self.session, self.lineage, None, self._review_marks())
+
+    def changed_entries(self, lang: str | None, limit: int) -> list[ChangedEntry]:
+        """The `limit` entries (of `lang`, or every language) whose question or answer changed last, newest
+        first, from the entries' histories (a new entry counts as changed when it appeared)."""
+        order = self.snapshot.kept("change_order", None, 1, self._change_order)
+        found: list[ChangedEntry] = []
+        for start in range(0, len(order), CHANGED_BATCH):
+            batch = order[start:start + CHANGED_BATCH]
+            statement = (select_columns(col(Entry.id), col(Entry.lang), col(Entry.title), col(Entry.body_text),
+                                        col(Entry.body_html), col(Document.title))
+                         .join(Document, col(Document.id) == col(Entry.document_id))
+                         .where(col(Entry.id).in_([entry_id for entry_id, _, _ in batch])))
+            if lang is not None:
+                statement = statement.where(col(Entry.lang) == lang)
+            rows = {row[0]: row for row in self.session.execute(statement)}
+            for entry_id, first_seen, changed in batch:
+                if entry_id in rows:
+                    _, entry_lang, title, text, html, document_title = rows[entry_id]
+                    found.append(ChangedEntry(id=entry_id, lang=entry_lang, title=title, url=entry_url(entry_id),
+                                              document_title=document_title, body_text=text, body_html=html,
+                                              first_seen=first_seen, changed=changed))
+                    if len(found) >= limit:
+                        return found
+        return found
+
+    def _change_order(self) -> list[tuple[str, str, str]]:
+        """(id, first seen, last changed) of every entry the history knows, the latest change first."""
+        histories = self.lineage.histories() if self.lineage is not None else {}
+        return sorted(((entry_id, history.first_seen, history.changed) for entry_id, history in histories.items()),
+                      key=lambda item: (item[2], item[0]), reverse=True)
 
     def entry_html(self, entry_id: str) -> tuple[str, str]:
         """The pre-rendered question and answer HTML of an entry (for pages)."""

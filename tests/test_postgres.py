@@ -106,7 +106,7 @@ def test_each_generation_has_its_own_schema_and_old_ones_are_dropped(tmp_path: P
     engine = create_engine(postgres_url, poolclass=NullPool)
     with engine.connect() as connection:  # nothing in public but the pointer and what outlives generations
         tables = connection.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).scalars()
-        assert sorted(tables) == ["current_generation", "entry_forwarding", "entry_history"]
+        assert sorted(tables) == ["current_generation", "entry_changes", "entry_forwarding", "entry_history"]
     engine.dispose()
 
 

@@ -36,6 +36,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from app.ingest.anchors import extract_anchors
+
 QUESTION_WEIGHT = 0.5
 ANSWER_WEIGHT = 0.4
 POSITION_WEIGHT = 0.1
@@ -46,6 +48,9 @@ MERGED_SHARE = 0.8  # an unmatched old entry whose answer is this much inside a 
 RENAMED_DOCUMENT = 0.5  # a new document this similar to a vanished one is that one renamed
 MOVED_ANSWER = 0.5  # the same question in another document: this much of its answer kept
 WORD = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
+MINOR_TOKENS = 2  # an edit that removes or adds at most this many distinct words (or Chinese characters) is minor
+PROSE_TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]")
+NEUTRAL_ANCHORS = ("code:", "line:", "url:", "number:")  # what every translation carries unchanged
 
 
 @dataclass(frozen=True)
@@ -285,6 +290,24 @@ def _merged_into(old: int, previous: Sequence[Version], current: Sequence[Versio
     if best is None or best_share < MERGED_SHARE or best_share - second < ACCEPT_MARGIN:
         return None
     return best
+
+
+def minor_edit(before_title: str, before_answer: str, after_title: str, after_answer: str) -> bool:
+    """Whether an edit changes a word or two of prose only (a typo fixed, a word added), leaving every code span,
+    code line, URL and number as it was: it does not change what the entry says to a translator."""
+    before, after = f"{before_title}\n{before_answer}", f"{after_title}\n{after_answer}"
+    if _neutral(before) != _neutral(after):
+        return False
+    return len(set(_prose_tokens(before)) ^ set(_prose_tokens(after))) <= MINOR_TOKENS
+
+
+def _neutral(text: str) -> frozenset[str]:
+    return frozenset(anchor for anchor in extract_anchors(text) if anchor.startswith(NEUTRAL_ANCHORS))
+
+
+def _prose_tokens(text: str) -> list[str]:
+    """Words and Chinese characters, letter case and full-width forms aside."""
+    return PROSE_TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
 
 
 def shingles(text: str) -> Counter[str]:

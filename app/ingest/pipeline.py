@@ -45,6 +45,7 @@ from app.ingest.store import (
     store_generation,
 )
 from app.models import Document, DocumentLink, IngestNote
+from app.outdated import REVIEWED_KEY, ReviewMark, ReviewMarks, read_review_mark, translation_sides
 from app.search.embedding import ModelSlot, question_cosines
 
 MEGABYTE = 1024 * 1024
@@ -108,6 +109,7 @@ class ReadDocument:
     repair: RepairResult
     structure: list[SectionDecision] = field(default_factory=list)  # how segmentation read each section
     reading: str = ""  # what segmentation took the whole document to be (an FAQ, where its questions stand)
+    reviewed: ReviewMark = field(default_factory=ReviewMark)  # the translator's review dates (app/outdated.py)
 
 
 def html_to_text(fragment: str) -> str:
@@ -133,11 +135,13 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     report = IngestReport()
     meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
-        batch, vanished = _prepare_batch(folder, report, progress, meaning, _served_versions(settings, report))
+        served = _served_versions(settings, report)
+        batch, vanished = _prepare_batch(folder, report, progress, meaning, served)
         return_free_memory()  # what reading and linking held
         # Before publication: a published generation's vanished ids must already lead somewhere. A failure here
         # (an unreachable database, a full disk) fails the ingest like any other, and the previous data stays.
-        record_lineage(settings, vanished, batch.entries)
+        record_lineage(settings, vanished, batch.entries, served)
+        del served
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")
         report.generation = store_generation(settings, batch).name
@@ -170,7 +174,10 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     report.warnings.extend((LINKS_FILE, problem) for problem in problems)
     if progress:
         tqdm.write(f"linking the translations and related entries of {len(documents)} documents …")
-    batch = _build_batch(documents, link_documents(documents, glossary, rules, meaning), report)
+    links = link_documents(documents, glossary, rules, meaning)
+    sides = translation_sides([(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
+                              [(pair.first, pair.second) for pair in links.alignment.documents])
+    batch = _build_batch(documents, links, report, sides)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
     return batch, vanished
@@ -342,6 +349,8 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     for key, problem in _odd_metadata(meta).items():
         report.warnings.append((source.relative_path, problem))
         meta.pop(key)
+    reviewed = read_review_mark(meta.get(REVIEWED_KEY), [(e.question, e.title) for e in parsed.entries])
+    report.warnings.extend((source.relative_path, problem) for problem in reviewed.problems)
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
@@ -361,7 +370,7 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
         not_translation_of=_paths(meta.get("not_translation_of")),
         entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
-        repair=repair, structure=parsed.decisions, reading=parsed.reading,
+        repair=repair, structure=parsed.decisions, reading=parsed.reading, reviewed=reviewed,
     )
 
 
@@ -423,7 +432,8 @@ def _content_root(source: SourceFile) -> Path:
     return source.path.parents[len(PurePosixPath(source.relative_path).parts) - 1]
 
 
-def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport) -> Batch:
+def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport,
+                 sides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> Batch:
     """The rows of the new generation; `documents` is emptied as their rows are built.
 
     A document read holds its parsed entries and segmentation beside the text its rows share:
@@ -432,10 +442,14 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     changed = change_dates(_content_root(documents[0].source), (d.source.path for d in documents)) if documents else {}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
+    marks = ReviewMarks(declared=sides[0], named=sides[1])
     documents.reverse()  # popped from the end, in reading order
     while documents:
         doc = documents.pop()
         context = LinkContext(document_path=doc.source.relative_path, document_urls=urls)
+        if doc.reviewed.document:
+            marks.documents[doc.id] = doc.reviewed.document
+        marks.entries.update({doc.entry_ids[position]: date for position, date in doc.reviewed.entries.items()})
         ends = [e.line for e in doc.entries[1:]] + [len(doc.markdown)] if doc.entries else []
         rows = zip(doc.entries, doc.entry_ids, doc.entry_langs, ends, strict=True)
         for position, (parsed, new_id, lang, end) in enumerate(rows):
@@ -463,6 +477,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
                 path=doc.source.relative_path, line=repair.line,
                 kind="repair-uncertain" if repair.uncertain else "repair",
                 message=doc.repair.describe(repair)))
+    batch.reviewed = marks.to_json()
     _store_links(links, batch, report)
     for path, message in report.warnings:
         batch.notes.append(IngestNote(path=path, kind="warning", message=message))

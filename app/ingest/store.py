@@ -9,7 +9,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -43,7 +43,7 @@ from app.generations import (
     schema_name,
     start_building,
 )
-from app.ingest.identity import Vanished, Version
+from app.ingest.identity import Vanished, Version, minor_edit
 from app.lineage import Gone, Lineage, Published
 from app.models import INDEX_ORDER, Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
 from app.search.index import IndexedEntry, build_index, open_index
@@ -95,6 +95,7 @@ class Batch:
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
     lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
+    reviewed: str = ""  # the translators' review marks, as ReviewMarks.to_json (app/outdated.py)
 
     def release_rows(self) -> None:
         """Let go of the rows once they are stored (they can fill memory at scale)."""
@@ -339,6 +340,7 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),
             Meta(key="glossary", value=json.dumps(batch.glossary, ensure_ascii=False)),
             Meta(key="lexicon", value=json.dumps(batch.lexicon, ensure_ascii=False)),
+            Meta(key="reviewed", value=batch.reviewed or "{}"),
         ])
         session.commit()
 
@@ -365,17 +367,32 @@ def previous_versions(settings: Settings) -> list[Version]:
         engine.dispose()
 
 
-def record_lineage(settings: Settings, vanished: list[Vanished], entries: list[EntryRow]) -> None:
+def record_lineage(settings: Settings, vanished: list[Vanished], entries: list[EntryRow],
+                   previous: Sequence[Version] = ()) -> None:
     """Keep, across generations, where the ids the new generation drops went (ids served again are forgotten) and
-    the history of its `entries`."""
+    the history of its `entries` (`previous`: the served generation's, to tell a minor edit)."""
     since = Lineage.now()
     lineage = Lineage(settings)
     try:
         lineage.record({gone.last.id: Gone(gone.last.id, gone.moved_to, gone.last.title, gone.last.lang, since)
                         for gone in vanished},
-                       [Published(entry["id"], entry["title"], entry["body_markdown"]) for entry in entries], since)
+                       published(previous, [(entry["id"], entry["title"], entry["body_markdown"])
+                                            for entry in entries]), since)
     finally:
         lineage.close()
+
+
+def published(previous: Sequence[Version], entries: Iterable[tuple[str, str, str]]) -> list[Published]:
+    """The new generation's entries ((id, question, answer)) as the lineage records them, each edited one told
+    minor when it changes a word or two of the `previous` version with its id."""
+    before = {version.id: version for version in previous}
+    found = []
+    for entry_id, question, answer in entries:
+        old = before.get(entry_id)
+        minor = (old is not None and (old.title, old.answer) != (question, answer)
+                 and minor_edit(old.title, old.answer, question, answer))
+        found.append(Published(entry_id, question, answer, minor))
+    return found
 
 
 def return_free_memory() -> None:

@@ -1,0 +1,63 @@
+"""measure/outdated.py: replaying a bilingual git history counts the translations that fell behind and caught up."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+from pathlib import Path
+
+from measure.identity import Source
+from measure.outdated import judge, replay_source
+
+DAYS = itertools.count(1)
+
+EN = """# FAQ
+
+## How do I install it?
+
+Run `make install` in a clean clone; it creates the virtual environment.
+
+## How do I change the port?
+
+Pass `--port 8080` to `faq serve`; the address is printed when it starts.
+"""
+ZH = """# 常见问题
+
+## 如何安装？
+
+在干净的克隆中运行 `make install`，它会创建虚拟环境。
+
+## 如何修改端口？
+
+给 `faq serve` 传入 `--port 8080`，启动时会打印地址。
+"""
+
+
+def _commit(repo: Path, path: str, text: str, message: str) -> None:
+    """A commit a day: replayed in order (commits within one second would have no order to follow)."""
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "-C", str(repo), "add", path], check=True)
+    when = f"2026-01-{next(DAYS):02d}T12:00:00+00:00"
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
+                    "-m", message], check=True, env={**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
+
+
+def test_a_translation_that_fell_behind_and_caught_up_is_a_correct_prediction(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _commit(repo, "docs/faq.md", EN, "English")
+    _commit(repo, "docs/faq.zh.md", ZH, "Chinese translation")
+    en = EN.replace("`--port 8080`", "`--port 9090` (8080 is taken by the proxy)")
+    _commit(repo, "docs/faq.md", en, "the port changes")  # the Chinese port entry falls behind
+    _commit(repo, "docs/faq.md", en.replace("a clean clone", "a fresh clone"), "a typo")  # minor: nothing
+    _commit(repo, "docs/faq.zh.md", ZH.replace("`--port 8080`", "`--port 9090`（8080 已被代理占用）"), "caught up")
+    source = Source("test", "local/repo", ("docs/faq.md", "docs/faq.zh.md"))
+    commits = replay_source(repo, source, tmp_path / "work")
+    assert len(commits) == 5
+    tally = judge("local/repo", commits)
+    assert (tally.predictions, tally.correct, tally.open) == (1, 1, 0)
+    assert (tally.events, tally.found) == (1, 1)
+    assert len(tally.pairs) == 2
+    assert [sorted(commit.flagged) for commit in commits] == [[], [], [3], [3], []]  # the Chinese port entry
