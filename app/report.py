@@ -3,7 +3,7 @@
 One data structure — a `Report` of `Section`s of `Finding`s — is built here from the current
 generation and the search statistics; `faq report` renders it as markdown (`to_markdown`) or HTML, and
 `/admin` renders the same structure as a page. A section is one builder in `BUILDERS`, in the order
-shown; adding one (possibly outdated translations, say) is a function `(Sources) -> Section` appended
+shown; adding one is a function `(Sources) -> Section` appended
 there, plus its title and description under `report_sections` in app/web/strings.py (both languages).
 `faq report --fail-on NAME` then knows it too.
 """
@@ -227,6 +227,23 @@ def _untranslated(sources: Sources) -> Section:
     return Section("untranslated", sources.reader.snapshot.kept("report", "untranslated", 1, build))
 
 
+def _outdated(sources: Sources) -> Section:
+    """Translations whose other side changed after them (app/outdated.py), with the day it last changed."""
+    def build() -> list[Finding]:
+        behind = sources.reader.outdated_translations()
+        entries = sources.entries([item.entry_id for item in behind])
+        findings = []
+        for item in behind:
+            entry, document_id = entries.get(item.entry_id, (ReportEntry(item.entry_id, item.question, item.lang),
+                                                             item.document_id))
+            findings.append(Finding(lang=item.lang, document=sources.document_of(document_id), entry=entry,
+                                    line=entry.line, text=f"{item.partner_lang} {item.partner_changed[:10]}: "
+                                                          f"{item.partner_question}"))
+        return findings
+
+    return Section("outdated", sources.reader.snapshot.kept("report", "outdated", 1, build))
+
+
 def _unhelpful(sources: Sources) -> Section:
     """Entries at least as many readers found unhelpful as helpful (one "not helpful" at least), with comments."""
     from app.feedback import entry_feedback
@@ -342,6 +359,7 @@ def _links(sources: Sources) -> Section:
 # The sections, in the order shown; `faq report --fail-on` takes their names.
 BUILDERS: tuple[tuple[str, Callable[[Sources], Section]], ...] = (
     ("untranslated", _untranslated),
+    ("outdated", _outdated),
     ("unhelpful", _unhelpful),
     ("zero-results", _zero_results),
     ("repairs", _repairs),

@@ -24,6 +24,7 @@ from app.outdated import (
     read_review_mark,
     translation_sides,
 )
+from app.report import build_report, current_reader
 from app.web.inprocess import InProcessClient
 from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
 
@@ -105,6 +106,11 @@ def test_the_unchanged_side_of_a_pair_is_outdated_from_the_day_the_other_changed
         chinese = client.get(f"/entries/{ids[ZH[0][0]]}", headers={"Accept-Language": "zh"}).text
         assert "英文版已于 2026-11-13 修改，此译文可能已过时。" in chinese
         assert "may be out of date" not in client.get(f"/entries/{ids[EN[0][0]]}").text
+    with current_reader(settings, semantic=False) as reader:  # the editors' report lists it; --fail-on gates it
+        report = build_report(reader, settings)
+    assert [(f.entry.id if f.entry else "", f.lang, f.text) for f in report.section("outdated").findings] == [
+        (ids[ZH[0][0]], "zh", f"en 2026-11-13: {EN[0][0]}")]
+    assert [section.name for section in report.failing(["outdated"])] == ["outdated"]
     # The translator catches up: nothing is outdated any more.
     write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1] + " 在 Windows 上请使用 WSL2。"), ZH[1]])
     ingest(settings)

@@ -27,7 +27,8 @@ from tests.conftest import DAMAGED_SEED, SAMPLE, pg_settings_for, require, setti
 
 TOKEN = "editors-t0ken"
 COUNTS_ROW = re.compile(r"^\| (?P<title>[^|]+) \| (?P<en>\d+) \| (?P<zh>\d+) \| (?P<total>\d+) \|$", re.M)
-TITLES = {"Untranslated entries": "untranslated", "Entries readers found unhelpful": "unhelpful",
+TITLES = {"Untranslated entries": "untranslated", "Translations that fell behind": "outdated",
+          "Entries readers found unhelpful": "unhelpful",
           "Searches that found nothing": "zero-results", "Uncertain encoding repairs": "repairs",
           "Structure close calls": "structure", "Broken links": "links"}
 
@@ -197,7 +198,8 @@ def test_fail_on_exits_one_with_one_line_naming_what_was_found(
     code, out, err = run_report(sample, monkeypatch, capsys, "--fail-on", "untranslated,repairs,links")
     assert code == EXIT_FAILED and out.startswith("# Editors' report")  # the report is written all the same
     assert err == "faq report: --fail-on untranslated,repairs,links: found untranslated 30, links 6\n"
-    code, _, err = run_report(sample, monkeypatch, capsys, "--fail-on", "repairs, structure,zero-results,unhelpful")
+    code, _, err = run_report(sample, monkeypatch, capsys, "--fail-on",
+                                 "repairs, structure,zero-results,unhelpful,outdated")
     assert (code, err) == (EXIT_OK, "")
 
 
