@@ -14,7 +14,8 @@ MAX_SLUG = 60
 def slugify(text: str, max_length: int = MAX_SLUG) -> str:
     """Lower-case ASCII words joined by '-'; Chinese is spelled in pinyin."""
     text = unicodedata.normalize("NFKC", text)
-    words = " ".join(lazy_pinyin(text, errors=lambda chars: chars))
+    # ASCII has no Chinese to spell: pypinyin would give it back unchanged (as one piece), after 30 us of work.
+    words = text if text.isascii() else " ".join(lazy_pinyin(text, errors=lambda chars: chars))
     words = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
     if len(slug) > max_length:
