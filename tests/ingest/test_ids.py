@@ -49,4 +49,21 @@ def test_ascii_is_slugged_without_pypinyin_and_as_pypinyin_would(monkeypatch: py
     monkeypatch.setattr(ids, "lazy_pinyin", lambda text, **kwargs: asked.append(text) or lazy_pinyin(text, **kwargs))
     assert {text: slugify(text) for text in samples} == expected
     assert asked == []
-    assert slugify("加载 tokenizer") == "jia-zai-tokenizer" and asked == ["加载 tokenizer"]
+    ids._spelled.cache_clear()
+    assert slugify("加载 tokenizer") == "jia-zai-tokenizer" and asked == ["加载"]
+
+
+def test_chinese_pieces_are_spelled_once_and_as_the_whole_text_would_be(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text's Han pieces are spelled one at a time and remembered: the slug is the one pypinyin gives the whole
+    text, and a piece that recurs (如何为, 设置) is not spelled again."""
+    from pypinyin import lazy_pinyin
+
+    from app.ingest import ids
+
+    questions = [f"如何为 peft{k} 设置 scale_opt_{k}？加载Llama tokenizer时存在的问题" for k in range(5)]
+    whole = [slugify(" ".join(lazy_pinyin(q, errors=lambda chars: chars))) for q in questions]  # spelled, then ASCII
+    ids._spelled.cache_clear()
+    asked: list[str] = []
+    monkeypatch.setattr(ids, "lazy_pinyin", lambda text, **kwargs: asked.append(text) or lazy_pinyin(text, **kwargs))
+    assert [slugify(q) for q in questions] == whole
+    assert sorted(asked) == sorted(["如何为", "设置", "加载", "时存在的问题"])
