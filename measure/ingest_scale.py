@@ -6,12 +6,16 @@ naming a product and a configuration key, a sentence of the seeds in its languag
 number in code), under meaningless names (`3f9a1c2e.md`). It ingests each folder and prints the
 files, entries, the whole ingest's seconds, the seconds spent pairing documents (`pair_documents`),
 the document pairs found (of the COUNT / 2 written) and each count's time over the first one's
-(issue 28: 8,000 within 9× of 1,000, and 20,000 in under two minutes). Without the model (FAQ_SEMANTIC off),
-as the issue's figures were taken: with it, the questions of weak entry pairs are embedded too.
+(issue 28: 8,000 within 9× of 1,000, and 20,000 in under two minutes). On a shared machine the wall clock
+swings with the others' work (the same 8,000 files took 5.6× and 14.9× of 1,000): each row also gives the
+ingest's CPU seconds (its process's, which that work changes far less) and their ratio, and the one-minute
+load average as the ingest started and as it ended. Without the model (FAQ_SEMANTIC off), as the issue's
+figures were taken: with it, the questions of weak entry pairs are embedded too.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import tempfile
@@ -79,17 +83,22 @@ def main() -> int:
     counts = [int(arg) for arg in sys.argv[1:]] or [1000, 8000]
     with tempfile.TemporaryDirectory() as scratch:
         sentences = seed_sentences(Path(scratch) / "seeds")
-        print(f"{'files':>7} {'entries':>8} {'ingest s':>9} {'pairing s':>10} {'doc pairs':>10} {'x first':>8}")
-        first = None
+        print(f"{'files':>7} {'entries':>8} {'ingest s':>9} {'pairing s':>10} {'doc pairs':>10} {'x first':>8} "
+              f"{'cpu s':>7} {'x first':>8}  load average")
+        first = first_cpu = None
         for count in counts:
             content = Path(scratch) / f"content-{count}"
             write_files(sentences, count, content)
+            load = os.getloadavg()[0]
+            cpu = time.process_time()
             with timed_pairing() as pairing:
                 report = run_ingest(Settings(content_dir=content, data_dir=Path(scratch) / f"data-{count}",
                                              database_url="", semantic=False), progress=False)
-            first = first or report.seconds
+            cpu = time.process_time() - cpu
+            first, first_cpu = first or report.seconds, first_cpu or cpu
             print(f"{count:>7} {report.entries:>8} {report.seconds:>9.1f} {sum(pairing):>10.1f} "
-                  f"{report.document_pairs:>10} {report.seconds / first:>7.1f}x")
+                  f"{report.document_pairs:>10} {report.seconds / first:>7.1f}x {cpu:>7.1f} {cpu / first_cpu:>7.1f}x  "
+                  f"{load:.2f} → {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -473,6 +473,9 @@ class _Pairing:
         for doc in free:
             for anchor in document_anchors[doc.id]:
                 holders[anchor].append(doc)
+        # Each rare anchor's holders in another language than a given one, in order: listed once per language
+        # instead of being filtered again for every document holding the anchor.
+        other_holders: dict[tuple[str, str], list[str]] = {}
         candidates: set[tuple[str, str]] = set()
         for doc in free:
             anchors = document_anchors[doc.id]
@@ -483,9 +486,11 @@ class _Pairing:
                 if len(holders[anchor]) > CANDIDATE_POSTINGS:
                     common += weights[anchor]
                     continue
-                for other in holders[anchor]:
-                    if other.lang != doc.lang:
-                        rare[other.id] += weights[anchor]
+                if (others := other_holders.get((anchor, doc.lang))) is None:
+                    others = other_holders[anchor, doc.lang] = [o.id for o in holders[anchor] if o.lang != doc.lang]
+                weight = weights[anchor]
+                for other_id in others:
+                    rare[other_id] += weight
             best: list[tuple[float, str]] = []  # (score, id), best first, as the candidates are ranked
             for other_id, least in sorted(rare.items(), key=lambda found: -found[1]):
                 if len(best) == DOCUMENT_CANDIDATES and least + common < best[-1][0] * (1 - 1e-9):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 from pypinyin import lazy_pinyin
+from pypinyin.seg.simpleseg import simple_seg
 
 MAX_SLUG = 60
 
@@ -14,12 +16,22 @@ MAX_SLUG = 60
 def slugify(text: str, max_length: int = MAX_SLUG) -> str:
     """Lower-case ASCII words joined by '-'; Chinese is spelled in pinyin."""
     text = unicodedata.normalize("NFKC", text)
-    words = " ".join(lazy_pinyin(text, errors=lambda chars: chars))
+    # ASCII has no Chinese to spell: pypinyin gives it back unchanged, as one piece, after 30 us of work.
+    words = text if text.isascii() else " ".join(
+        word for piece in simple_seg(text) for word in ((piece,) if piece.isascii() and piece else _spelled(piece)))
     words = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", words.lower()).strip("-")
     if len(slug) > max_length:
         slug = slug[:max_length].rsplit("-", 1)[0] or slug[:max_length]
     return slug
+
+
+@lru_cache(maxsize=65536)
+def _spelled(piece: str) -> tuple[str, ...]:
+    """pypinyin's words for one piece of a text, cut where Han characters start or stop as pypinyin cuts it (it
+    spells each piece on its own, so a text's words are its pieces' in order). Pieces recur (如何, 设置, 显存):
+    each is spelled once, where 10,000 Chinese questions took 5 s (profiled)."""
+    return tuple(lazy_pinyin(piece, errors=lambda chars: chars))
 
 
 def document_id(relative_path: str) -> str:

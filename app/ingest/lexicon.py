@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import jieba
 
@@ -43,8 +44,15 @@ def _chinese_words(text: str) -> set[str]:
     """jieba's words of two or more Han characters in a text (Simplified)."""
     words: set[str] = set()
     for run in CHINESE_RUN.findall(to_simplified(text)):
-        words.update(w for w in jieba.cut(run) if len(w) >= 2 and w not in CHINESE_FUNCTION_WORDS)
+        words.update(_run_words(run))
     return words
+
+
+@lru_cache(maxsize=65536)
+def _run_words(run: str) -> tuple[str, ...]:
+    """jieba's content words of one Han run. Runs repeat across a corpus (phrases, boilerplate sentences): each is
+    cut once (jieba was 5 of the 8 s mining 9,600 pairs, profiled)."""
+    return tuple(w for w in jieba.cut(run) if len(w) >= 2 and w not in CHINESE_FUNCTION_WORDS)
 
 
 def mine_lexicon(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:

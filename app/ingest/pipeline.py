@@ -37,6 +37,8 @@ from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile, find_sources, read_sidecar, split_front_matter
 from app.ingest.store import (
     Batch,
+    DocumentLinkRow,
+    DocumentRow,
     EntryLinkRow,
     EntryRow,
     previous_versions,
@@ -44,7 +46,7 @@ from app.ingest.store import (
     return_free_memory,
     store_generation,
 )
-from app.models import Document, DocumentLink, IngestNote
+from app.models import IngestNote
 from app.outdated import REVIEWED_KEY, ReviewMark, ReviewMarks, read_review_mark, translation_sides
 from app.search.embedding import ModelSlot, question_cosines
 
@@ -465,7 +467,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
                 body_text=html_to_text(body_html), line=parsed.line, kind=parsed.kind,
                 repaired_characters=repaired, uncertain_repairs=uncertain,
             ))
-        batch.documents.append(Document(
+        batch.documents.append(DocumentRow(
             id=doc.id, path=doc.source.relative_path, title=doc.title, lang=doc.lang,
             markdown=doc.markdown, html=render_markdown(doc.body, context),
             encoding=doc.encoding, entry_count=len(doc.entry_ids),
@@ -494,8 +496,8 @@ def _store_links(links: Links, batch: Batch, report: IngestReport) -> None:
     for pair in alignment.documents:
         report.document_pairs += 1
         batch.document_links += [
-            DocumentLink(source_id=pair.first, target_id=pair.second, method=pair.method, score=pair.score),
-            DocumentLink(source_id=pair.second, target_id=pair.first, method=pair.method, score=pair.score),
+            DocumentLinkRow(source_id=pair.first, target_id=pair.second, method=pair.method, score=pair.score),
+            DocumentLinkRow(source_id=pair.second, target_id=pair.first, method=pair.method, score=pair.score),
         ]
     for entry_pair in alignment.entries:
         report.translation_pairs += 1

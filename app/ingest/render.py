@@ -109,8 +109,10 @@ class _PortalRenderer(RendererHTML):
         return stack.pop() if stack else "</a>"
 
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        # GitHub shortcodes (:exclamation:, :warning:) in prose, as GitHub shows them; never in code.
-        return escapeHtml(emoji.emojize(tokens[idx].content, language="alias"))
+        # GitHub shortcodes (:exclamation:, :warning:) in prose, as GitHub shows them; never in code. Text without a
+        # colon holds none, and is most text: emojize is not asked.
+        content = tokens[idx].content
+        return escapeHtml(emoji.emojize(content, language="alias") if ":" in content else content)
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return _raw_html(tokens[idx].content, env.get("link_context", LinkContext()))
@@ -165,10 +167,15 @@ def _attribute(tag: str, name: str) -> str | None:
     return None
 
 
+# Built once: `nh3.clean` converts the allow-lists into a new sanitiser on every call, two thirds of its time on
+# an answer of a few lines (60,000 calls in an ingest of 20,000 small files).
+_CLEANER = nh3.Cleaner(tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=SAFE_SCHEMES, link_rel=None,
+                       strip_comments=True)
+
+
 def sanitise(html: str) -> str:
     """Rendered HTML with only the allowed tags and attributes, and only http(s) and mailto links."""
-    cleaned: str = nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=SAFE_SCHEMES,
-                             link_rel=None, strip_comments=True)
+    cleaned: str = _CLEANER.clean(html)
     return cleaned
 
 

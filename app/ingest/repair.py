@@ -218,6 +218,8 @@ def _run_pattern(code_page: str) -> re.Pattern[str]:
 
 def _evidence(text: str, code_page: str) -> tuple[int, int]:
     """Intact multi-byte sequences and runs that are not UTF-8, were the text this page's mojibake."""
+    if _run_pattern(code_page).search(text) is None:
+        return 0, 0  # no character of the page's upper half: nothing to weigh (most files, for every page)
     to_byte, _ = _page(code_page)
     lost = _lost_bytes(text, code_page)
     intact = invalid = 0

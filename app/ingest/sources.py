@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ def find_sources(content_dir: Path, skipped: list[tuple[str, str]] | None = None
     found: list[tuple[str, Path]] = []
     for folder, dirs, files in os.walk(content_dir, onerror=unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        inside = _resolves_inside(Path(folder), root)
         for name in files:
             path = Path(folder) / name
             if name.startswith(".") or path.suffix.lower() not in DOCUMENT_SUFFIXES:
@@ -65,13 +67,31 @@ def find_sources(content_dir: Path, skipped: list[tuple[str, str]] | None = None
                 notes.append((relative.encode("utf-8", "replace").decode("utf-8"),
                               "file name is not valid UTF-8; rename the file"))
                 continue
-            problem = _outside_or_odd(path, root)
+            # A regular file (not a link) in a folder that resolves inside the content folder is inside it: one
+            # lstat instead of resolving every component of its path (20,000 files: 2.5 of 30 s reading, profiled).
+            problem = None if inside and _is_plain_file(path) else _outside_or_odd(path, root)
             if problem:
                 notes.append((relative, problem))
                 continue
             found.append((relative, path))
     for relative, path in sorted(found):
         yield SourceFile(path=path, relative_path=relative)
+
+
+def _resolves_inside(folder: Path, root: Path) -> bool:
+    """Whether `folder`, its links resolved, is `root` or inside it."""
+    try:
+        return folder.resolve(strict=True).is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
+
+
+def _is_plain_file(path: Path) -> bool:
+    """A regular file itself: not a symbolic link, FIFO, socket or device (and there)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _outside_or_odd(path: Path, root: Path) -> str | None:

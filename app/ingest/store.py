@@ -54,6 +54,23 @@ WRITE_CHUNK = 2000  # rows written at a time
 DOCUMENT_CHUNK = 20  # documents written at a time: each holds a whole file's text, twice (markdown, HTML)
 
 
+class DocumentRow(TypedDict):
+    """One `Document` row as plain data: a model object per document cost as much as its insert (20,000 of them
+    were 4 of 150 s profiled)."""
+
+    id: str
+    path: str
+    title: str
+    lang: str
+    markdown: str
+    html: str
+    encoding: str
+    entry_count: int
+    repaired_characters: int
+    uncertain_repairs: int
+    changed: str
+
+
 class EntryRow(TypedDict):
     """One `Entry` row as plain data: a model object per entry was a sixth of a 100k ingest's memory."""
 
@@ -74,6 +91,15 @@ class EntryRow(TypedDict):
     uncertain_repairs: int
 
 
+class DocumentLinkRow(TypedDict):
+    """One `DocumentLink` row as plain data, inserted in chunks like the entries' links (not one object each)."""
+
+    source_id: str
+    target_id: str
+    method: str
+    score: float
+
+
 class EntryLinkRow(TypedDict):
     """One `EntryLink` row as plain data: there are many, and model objects are slow to build."""
 
@@ -88,10 +114,10 @@ class EntryLinkRow(TypedDict):
 class Batch:
     """Everything one ingest produced, ready to be stored."""
 
-    documents: list[Document]
+    documents: list[DocumentRow]
     entries: list[EntryRow]
     entry_links: list[EntryLinkRow]
-    document_links: list[DocumentLink]
+    document_links: list[DocumentLinkRow]
     notes: list[IngestNote]
     glossary: list[list[str]] = field(default_factory=list)
     lexicon: list[list[str]] = field(default_factory=list)  # mined from the translation pairs
@@ -330,11 +356,12 @@ def _write_rows(engine: Engine, batch: Batch, name: str) -> None:
     with Session(engine) as session:
         # Binding a Chinese text caches its UTF-8 copy on the string: a text must go once written, so the
         # rows are its only holder.
-        documents, batch.documents = [document.model_dump() for document in batch.documents], []
+        documents, batch.documents = batch.documents, []
         _insert_in_chunks(session, Document, documents, DOCUMENT_CHUNK)
         _insert_in_chunks(session, Entry, batch.entries)
         _insert_in_chunks(session, EntryLink, batch.entry_links)
-        session.add_all([*batch.document_links, *batch.notes])
+        _insert_in_chunks(session, DocumentLink, batch.document_links)
+        session.add_all(batch.notes)
         session.add_all([
             Meta(key="generation", value=name),
             Meta(key="ingested_at", value=datetime.now(UTC).isoformat(timespec="seconds")),

@@ -74,6 +74,8 @@ def build_index(directory: Path, entries: Iterable[IndexedEntry]) -> int:
     ix = whoosh_index.create_in(str(directory), build_schema())
     writer = ix.writer(limitmb=POOL_MB)
     writer.pool = ChunkedPostingPool(writer._tempstorage, writer.newsegment, limitmb=POOL_MB)
+    reader = writer.per_document_reader
+    writer.per_document_reader = lambda: RememberedLengths(reader())
     count = 0
     words: Counter[str] = Counter()
     try:
@@ -121,6 +123,32 @@ class ChunkedPostingPool(PostingPool):  # type: ignore[misc]
         finally:
             f.close()
             self._remove_run(path)
+
+
+class RememberedLengths:
+    """A new segment's per-document reader whose field lengths are read once per field, not once per posting.
+
+    Writing the postings asks the length of the posting's field in its entry for every posting (a million at
+    20,000 entries), each a lookup in the segment's length column on disk: 7.7 of the 53 s the index of 20,000
+    small files took (profiled). The lengths are the column's, read in one pass per field.
+    """
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._lengths: dict[str, list[Any]] = {}
+        self.column_reads = 0  # calls of the column's reader (a test counts them)
+
+    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> Any:
+        """The length of `fieldname` in entry `docnum`, as the segment's column says."""
+        if (lengths := self._lengths.get(fieldname)) is None:
+            count = self._reader.doc_count_all()
+            self.column_reads += count
+            lengths = self._lengths[fieldname] = [self._reader.doc_field_length(number, fieldname, default)
+                                                  for number in range(count)]
+        return lengths[docnum]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
 
 
 def analysed_as_now(directory: Path) -> bool:

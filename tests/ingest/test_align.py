@@ -291,3 +291,28 @@ def test_the_model_pairs_translated_questions_that_share_no_anchor(tmp_path: Pat
     alignment = link_documents(documents, GLOSSARY, rules, question_cosines(slot)).alignment
     assert ("browser compatibility", "浏览器兼容性") in _questions(documents, alignment)
     assert ("Is there a discussion group?", "浏览器兼容性") not in _questions(documents, alignment)
+
+
+def test_content_pairing_lists_a_rare_anchors_other_language_holders_once() -> None:
+    """Documents sharing an anchor few hold are found through it by each of them; its holders of the other language
+    are listed once per language, not filtered again for every document (n² language checks for n holders)."""
+    from app.ingest.align import AlignableDocument, pair_documents
+
+    reads = [0]
+
+    class Counted(AlignableDocument):
+        def __getattribute__(self, name: str) -> object:
+            if name == "lang":
+                reads[0] += 1
+            return super().__getattribute__(name)
+
+    documents = []
+    for k in range(100):
+        for lang, word in (("en", "setting"), ("zh", "设置")):
+            anchors = frozenset({"code:shared_key", f"code:key_{k}", f"line:export KEY_{k}={k}", f"word:{word}"})
+            documents.append(Counted(id=f"{lang}-{k}", path=f"{k:03d}{lang}.md", lang=lang,
+                                     entries=[AlignableEntry(f"{lang}-{k}-q", anchors, f"{word} {k}")]))
+    alignment = pair_documents(documents)
+    assert sorted(tuple(sorted((p.first, p.second))) for p in alignment.documents) == \
+        sorted((f"en-{k}", f"zh-{k}") for k in range(100))
+    assert reads[0] < 200 * 200 / 4

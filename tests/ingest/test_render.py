@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.ingest.render import LinkContext, render_markdown
 
 
@@ -62,3 +64,38 @@ def test_raw_links_and_images_follow_the_portal_policy() -> None:
     assert '<a href="https://example.org" rel="noopener noreferrer">out</a>' in html
     assert "<a>js</a>" in html and "<a>gone</a>" in html and "onclick" not in html
     assert '<span class="image-placeholder">[chart]</span>' in html and "t.example" not in html
+
+
+def test_the_sanitiser_built_once_cleans_as_the_allow_lists_say() -> None:
+    """The prepared cleaner gives what `nh3.clean` with the allow-lists gives, on hostile and ordinary HTML."""
+    import nh3
+
+    from app.ingest.render import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, SAFE_SCHEMES, sanitise
+
+    samples = [
+        '<p onclick="x()">a <a href="javascript:alert(1)" rel="x">b</a> <a href="https://e.org" title="t">c</a></p>',
+        '<script>alert(1)</script><!-- note --><img src="https://t.example/p.gif"><iframe src="x"></iframe>',
+        '<pre class="highlight"><code data-lang="bash" style="x">export A=1</code></pre><td data-label="K">v</td>',
+        '<details open><summary>Q?</summary><span class="broken-link" title="t">x</span></details><u>u</u>',
+        '<a href="mailto:a@b.c">m</a><a href="ftp://x">f</a><ol start="3" type="a"><li>i</li></ol>',
+    ]
+    for html in samples:
+        assert sanitise(html) == nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES,
+                                           url_schemes=SAFE_SCHEMES, link_rel=None, strip_comments=True)
+
+
+def test_prose_without_a_colon_is_not_looked_through_for_shortcodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only text that can hold a `:shortcode:` goes to emoji; everything else is escaped as it is."""
+    import emoji
+
+    asked: list[str] = []
+    real = emoji.emojize
+
+    def emojize(text: str, **kwargs: object) -> str:
+        asked.append(text)
+        return real(text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(emoji, "emojize", emojize)
+    html = render_markdown("Set `a<b` to 5 & go.\n\nThen :warning: watch <i>it</i>.")
+    assert html == "<p>Set <code>a&lt;b</code> to 5 &amp; go.</p>\n<p>Then ⚠️ watch <i>it</i>.</p>\n"
+    assert asked == ["Then :warning: watch "]

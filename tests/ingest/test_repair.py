@@ -147,3 +147,18 @@ def test_repair_prefers_typed_characters_to_presentation_forms() -> None:
     assert repaired.startswith("⚠️ 注意：显存不足！")
     assert repaired.count("！") == 2
     assert not any(0xFB50 <= ord(char) <= 0xFEFF and char != "\ufe0f" for char in repaired)
+
+
+def test_a_text_without_code_page_characters_is_not_weighed_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most files hold no character of a code page's upper half: their evidence is nothing, found by one scan
+    (weighing each page's invisible bytes against the whole text was 4.6 of 30 s reading 20,000 small files)."""
+    from app.ingest import repair
+
+    weighed: list[str] = []
+    real = repair._lost_bytes
+    monkeypatch.setattr(repair, "_lost_bytes", lambda text, page: weighed.append(page) or real(text, page))
+    clean = "## 如何为 peft 设置 key？\n\nSet `key` to 5.\n\n```bash\nexport KEY=5\n```\n"
+    assert repair._suspect_pages(clean) == [] and not repair.repair_mojibake(clean).changed
+    assert weighed == []
+    damaged = "æ˜¾å­˜ä¸è¶³ï¼Œæ€Žä¹ˆåŠžï¼Ÿ"  # 显存不足，怎么办？ read as cp1252
+    assert repair.repair_mojibake(damaged).changed and weighed

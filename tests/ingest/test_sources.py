@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app.ingest.sources import find_sources, split_front_matter
 
 
@@ -58,3 +60,37 @@ def test_front_matter_with_windows_line_ends_is_metadata_not_the_title(tmp_path:
     document = read_document(SourceFile(path, "faq.md"), IngestReport())
     assert document is not None and document.title == "常见问题及反馈"
     assert [(e.question, e.line, e.answer_markdown) for e in document.entries] == [("如何升级？", 5, "运行升级脚本。")]
+
+
+def test_plain_files_are_not_resolved_one_by_one_and_links_still_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A regular file in a folder inside the content folder needs no resolving; links and odd files are still
+    judged as before, with the same files found and the same reasons."""
+    import os
+
+    from app.ingest import sources
+
+    content, outside = tmp_path / "content", tmp_path / "outside"
+    (content / "sub").mkdir(parents=True)
+    outside.mkdir()
+    for name in ("a.md", "b.zh.md", "sub/c.md"):
+        (content / name).write_text("# t\n", encoding="utf-8")
+    (outside / "secret.md").write_text("secret\n", encoding="utf-8")
+    os.symlink(outside / "secret.md", content / "leak.md")
+    os.symlink(content / "sub" / "c.md", content / "alias.md")
+    os.symlink(tmp_path / "nothing.md", content / "dangling.md")
+    os.mkfifo(content / "pipe.md")
+
+    def listed() -> tuple[list[str], list[tuple[str, str]]]:
+        skipped: list[tuple[str, str]] = []
+        return [s.relative_path for s in find_sources(content, skipped)], sorted(skipped)
+
+    with monkeypatch.context() as resolving_each:
+        resolving_each.setattr(sources, "_is_plain_file", lambda path: False)
+        expected = listed()
+    judged: list[str] = []
+    real = sources._outside_or_odd
+    monkeypatch.setattr(sources, "_outside_or_odd", lambda path, root: judged.append(path.name) or real(path, root))
+    assert listed() == expected
+    assert expected[0] == ["a.md", "alias.md", "b.zh.md", "sub/c.md"] and len(expected[1]) == 3
+    assert sorted(judged) == ["alias.md", "dangling.md", "leak.md", "pipe.md"]

@@ -51,3 +51,28 @@ def test_postings_spilled_in_many_runs_are_those_kept_in_memory(
     assert build_index(tmp_path / "spilled", entries) == 300
     assert len(written) > 130  # more runs than Whoosh opens at once: some are merged into runs first
     assert _postings(tmp_path / "spilled") == _postings(tmp_path / "in-memory")
+
+
+def _term_lengths(directory: Path) -> list[tuple[object, ...]]:
+    """Every term's shortest and longest field length (block statistics written from the lengths asked)."""
+    ix = whoosh_index.open_dir(str(directory))
+    with ix.reader() as reader:
+        return [(field, text, reader.term_info(field, text).min_length(), reader.term_info(field, text).max_length())
+                for field, text in reader.all_terms()]
+
+
+def test_field_lengths_are_read_once_per_field_not_once_per_posting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing the postings asks each posting's field length; the column is read once per field, and the
+    index is the one built by asking the segment for every posting."""
+    entries = _entries(300)
+    with monkeypatch.context() as asking_every_time:
+        asking_every_time.setattr(index_module, "RememberedLengths", lambda reader: reader)
+        build_index(tmp_path / "asked", entries)
+    made: list[index_module.RememberedLengths] = []
+    remembered = index_module.RememberedLengths
+    monkeypatch.setattr(index_module, "RememberedLengths", lambda reader: made.append(remembered(reader)) or made[-1])
+    build_index(tmp_path / "remembered", entries)
+    assert _postings(tmp_path / "remembered") == _postings(tmp_path / "asked")
+    assert _term_lengths(tmp_path / "remembered") == _term_lengths(tmp_path / "asked")
+    assert len(made) == 1 and made[0].column_reads <= 7 * 300 < len(_postings(tmp_path / "asked"))

@@ -141,3 +141,21 @@ def test_an_equivalent_found_in_most_entries_is_left_out(tmp_path: Path, monkeyp
         hits = client.get("/api/v1/search", params={"q": "模型 冻结", "lang": "en"}).json()["results"]
     # "model" is in 12 of 14 entries: dropped; "freeze" is rare: kept, and it finds its entry.
     assert [hit["title"] for hit in hits] == ["Can I freeze it?"]
+
+
+def test_a_chinese_run_repeated_across_pairs_is_cut_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mining cuts each distinct Han run once, and mines what cutting every occurrence mined."""
+    import jieba
+
+    from app.ingest import lexicon
+
+    repeated = [(english, f"{chinese}。请检查配置文件。") for english, chinese in PAIRS * 3]
+    with monkeypatch.context() as uncached:
+        uncached.setattr(lexicon, "_run_words", lexicon._run_words.__wrapped__)
+        expected = mine_lexicon(repeated)
+    cut: list[str] = []
+    real = jieba.cut
+    monkeypatch.setattr(jieba, "cut", lambda run, *args, **kwargs: cut.append(run) or real(run, *args, **kwargs))
+    lexicon._run_words.cache_clear()
+    assert mine_lexicon(repeated) == expected
+    assert cut and len(cut) == len(set(cut)) and "请检查配置文件" in cut
