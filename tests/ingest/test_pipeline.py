@@ -200,9 +200,10 @@ def test_documents_and_their_pairs_are_stored_as_plain_rows(tmp_path: Path) -> N
     store = DataStore(settings)
     try:
         with store.session() as session:
-            assert sorted((row.model_dump() for row in session.exec(select(Document))), key=str) == \
-                sorted(documents, key=str)
-            assert sorted((row.model_dump() for row in session.exec(select(DocumentLink))), key=str) == \
-                sorted(pairs, key=str)
+            def rows(found: list[dict[str, object]]) -> list[list[tuple[str, str]]]:  # whatever the column order
+                return sorted(sorted((k, repr(v)) for k, v in row.items()) for row in found)
+
+            assert rows([row.model_dump() for row in session.exec(select(Document))]) == rows(documents)
+            assert rows([row.model_dump() for row in session.exec(select(DocumentLink))]) == rows(pairs)
     finally:
         store.close()
