@@ -14,6 +14,7 @@ when it is similar enough. Nothing pairs without shared evidence: position only 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -129,8 +130,9 @@ def similarity_matrix(first: Sequence[AlignableEntry], second: Sequence[Alignabl
     """Weighted Dice similarity of every entry pair over the anchors both documents use."""
     weights = anchor_weights(e.anchors for e in [*first, *second])
     shared = frozenset().union(*(e.anchors for e in first)) & frozenset().union(*(e.anchors for e in second))
-    mass_first = [sum(weights[a] for a in e.anchors & shared) for e in first]
-    mass_second = [sum(weights[a] for a in e.anchors & shared) for e in second]
+    # fsum over sets: an order-dependent float sum differed between runs (Python's string hashing), and so ties.
+    mass_first = [math.fsum(weights[a] for a in e.anchors & shared) for e in first]
+    mass_second = [math.fsum(weights[a] for a in e.anchors & shared) for e in second]
     # Summed anchor by anchor through the anchors' holders: intersecting every pair's sets costs
     # several times more, and at scale nearly every pair shares some anchor.
     holders: defaultdict[str, list[int]] = defaultdict(list)
@@ -496,7 +498,7 @@ class _Pairing:
                 if len(best) == DOCUMENT_CANDIDATES and least + common < best[-1][0] * (1 - 1e-9):
                     break  # neither this one nor any after it can be among the best
                 if self._allowed(doc, self.by_id[other_id]):
-                    score = sum(weights[a] for a in anchors & document_anchors[other_id])
+                    score = math.fsum(weights[a] for a in anchors & document_anchors[other_id])
                     best = sorted([*best, (score, other_id)], reverse=True)[:DOCUMENT_CANDIDATES]
             for _, other_id in best:
                 candidates.add((min(doc.id, other_id), max(doc.id, other_id)))

@@ -74,11 +74,12 @@ def related_entries(entries: Sequence[RelatableEntry], translations: Mapping[str
     vectors = [{a: weight(e, a) for a in e.anchors if any(group_of[k] != group_of[i] for k in postings[a])}
                for i, e in enumerate(entries)]
     del postings  # a posting per anchor of every entry: let it go before scoring
-    norms = [math.sqrt(sum(w * w for w in vector.values())) or 1.0 for vector in vectors]
+    # fsum: a sum over a set's order would differ from run to run with Python's string hashing (and so the ties).
+    norms = [math.sqrt(math.fsum(w * w for w in vector.values())) or 1.0 for vector in vectors]
 
     def similarity(a: int, b: int) -> float:
         common = vectors[a].keys() & vectors[b].keys()
-        return sum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
+        return math.fsum(vectors[a][x] * vectors[b][x] for x in common) / (norms[a] * norms[b])
 
     # Candidates come from an exact dot product over every anchor but the commonest (which weigh
     # little and would make this quadratic); the best are then scored on all their anchors.
