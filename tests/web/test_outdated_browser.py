@@ -15,7 +15,6 @@ from app.lineage import Lineage
 from app.outdated import outdated_translations
 from measure.localserver import running_server
 from tests.conftest import settings_for
-from tests.web.test_browser import LAUNCH_ARGS, _chromium
 from tests.web.test_readers import AXE, AXE_ALL
 
 pytestmark = pytest.mark.browser
@@ -46,15 +45,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
     with running_server(env) as (base, _, _):
         yield base, item.entry_id, item.partner_id
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=_chromium(), args=LAUNCH_ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
