@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import itertools
 import os
 import shutil
 import tempfile
@@ -155,3 +156,40 @@ def pg_settings_for(tmp_path: Path, url: str, content: Path = CONTENT, semantic:
     """Settings on the PostgreSQL database `url`, with their own data directory for the local index."""
     return Settings(content_dir=content, data_dir=tmp_path / "data", database_url=url, semantic=semantic,
                     _env_file=None)  # type: ignore[call-arg]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_content(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Settings]:
+    """Settings with an empty content folder of this test's own, on SQLite and on a fresh PostgreSQL database."""
+    content = tmp_path / "content"
+    content.mkdir()
+    if request.param == "sqlite":
+        yield settings_for(tmp_path, content)
+        return
+    for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
+        yield pg_settings_for(tmp_path, url, content)
+
+
+@pytest.fixture
+def one_ingest_a_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ingest recorded one day after the previous one, from 2026-11-10 (histories are kept to the second)."""
+    from app.lineage import Lineage
+
+    days = (f"2026-11-{day:02d}T09:00:00+00:00" for day in itertools.count(10))
+    monkeypatch.setattr(Lineage, "now", staticmethod(lambda: next(days)))
+
+
+def ids_by_question(settings: Settings) -> dict[str, str]:
+    """Ingest the content folder; the served entries' ids by question."""
+    from sqlmodel import Session, select
+
+    from app.db import DataStore
+    from app.models import Entry
+
+    run_ingest(settings, progress=False)
+    store = DataStore(settings)
+    try:
+        with Session(store.current().engine) as session:
+            return {entry.title: entry.id for entry in session.exec(select(Entry))}
+    finally:
+        store.close()

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import DataStore
 from app.generations import KEEP_GENERATIONS
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
-from app.models import Entry, SearchHit
+from app.models import SearchHit
 from app.queries import Reader
 from app.web.inprocess import InProcessClient
-from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
+from tests.conftest import ids_by_question, settings_for
 
 INSTALL = ("How do I install the portal?", "Run `make install` in a clean clone; it creates `.venv` with the pinned "
            "dependencies and installs the project in editable mode.")
@@ -29,17 +26,10 @@ TOKEN = ("What is the admin token for?", "`FAQ_ADMIN_TOKEN` guards the admin rou
          "`POST /api/v1/admin/reindex`; while it is empty those routes do not exist.")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Settings]:
-    """Settings with an empty content folder of this test's own, on SQLite and on a fresh PostgreSQL database."""
-    content = tmp_path / "content"
-    content.mkdir()
-    if request.param == "sqlite":
-        yield settings_for(tmp_path, content)
-        return
-    for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
-        yield pg_settings_for(tmp_path, url, content)
-
+@pytest.fixture
+def settings(empty_content: Settings) -> Settings:
+    """An empty content folder on SQLite and on a fresh PostgreSQL database."""
+    return empty_content
 
 def write(settings: Settings, name: str, sections: dict[str, list[tuple[str, str]]]) -> None:
     """Write an FAQ file: `## section` headings holding `### question` entries."""
@@ -47,17 +37,6 @@ def write(settings: Settings, name: str, sections: dict[str, list[tuple[str, str
         f"## {section}\n\n" + "".join(f"### {question}\n\n{answer}\n\n" for question, answer in entries)
         for section, entries in sections.items())
     (settings.content_dir / name).write_text(text, encoding="utf-8")
-
-
-def ids_by_question(settings: Settings) -> dict[str, str]:
-    """Ingest the content folder; the served entries' ids by question."""
-    run_ingest(settings, progress=False)
-    store = DataStore(settings)
-    try:
-        with Session(store.current().engine) as session:
-            return {entry.title: entry.id for entry in session.exec(select(Entry))}
-    finally:
-        store.close()
 
 
 def test_reworded_moved_and_renamed_entries_keep_their_ids(settings: Settings) -> None:

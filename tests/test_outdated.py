@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import DataStore
 from app.ingest.identity import minor_edit
 from app.ingest.pipeline import run_ingest
-from app.lineage import History, Lineage, substance
+from app.lineage import History, substance
 from app.main import create_app
-from app.models import Entry
 from app.outdated import (
     OutdatedTranslation,
     changes_of,
@@ -26,7 +19,7 @@ from app.outdated import (
 )
 from app.report import build_report, current_reader
 from app.web.inprocess import InProcessClient
-from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
+from tests.conftest import ids_by_question as ingest
 
 EN = [("How do I install the portal?", "Run `make install` in a clean clone; it creates `.venv` and installs "
        "the pinned dependencies."),
@@ -37,37 +30,16 @@ INSTALL_EN_EDITED = (EN[0][0], EN[0][1] + " On Windows use WSL2: `make` is not a
 INSTALL_EN_DOCKER = (EN[0][0], INSTALL_EN_EDITED[1] + " Or run it with `docker compose up`.")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def settings(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    """Settings with an empty content folder, on SQLite and on a fresh PostgreSQL database; each ingest is one day
-    after the previous one (history times are kept to the second)."""
-    days = (f"2026-11-{day:02d}T09:00:00+00:00" for day in itertools.count(10))
-    monkeypatch.setattr(Lineage, "now", staticmethod(lambda: next(days)))
-    content = tmp_path / "content"
-    content.mkdir()
-    if request.param == "sqlite":
-        yield settings_for(tmp_path, content)
-        return
-    for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
-        yield pg_settings_for(tmp_path, url, content)
-
+@pytest.fixture
+def settings(empty_content: Settings, one_ingest_a_day: None) -> Settings:
+    """An empty content folder on SQLite and on a fresh PostgreSQL database; each ingest a day after the last."""
+    return empty_content
 
 def write(settings: Settings, name: str, entries: list[tuple[str, str]], front: str = "") -> None:
     """An FAQ file of `### question` entries, with optional YAML front matter lines."""
     head = f"---\n{front}\n---\n" if front else ""
     body = "".join(f"### {question}\n\n{answer}\n\n" for question, answer in entries)
     (settings.content_dir / name).write_text(f"{head}# Portal FAQ\n\n{body}", encoding="utf-8")
-
-
-def ingest(settings: Settings) -> dict[str, str]:
-    """Ingest the content folder; the served entries' ids by question."""
-    run_ingest(settings, progress=False)
-    store = DataStore(settings)
-    try:
-        with Session(store.current().engine) as session:
-            return {entry.title: entry.id for entry in session.exec(select(Entry))}
-    finally:
-        store.close()
 
 
 def outdated(settings: Settings) -> list[tuple[str, str, str, str]]:

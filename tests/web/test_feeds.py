@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
-from app.lineage import Lineage
 from app.main import create_app
 from app.web import feeds
 from app.web.inprocess import InProcessClient
-from tests.conftest import fresh_postgres_database, pg_settings_for, settings_for
+from tests.conftest import settings_for
 
 A = "{http://www.w3.org/2005/Atom}"
 EN = [("How do I install the portal?", "Run `make install` in a clean clone."),
@@ -26,19 +23,10 @@ ZH = [("如何安装门户？", "在干净的克隆中运行 `make install`。")
       ("如何修改端口？", "给 `faq serve` 传入 `--port 8080`。")]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def settings(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
+@pytest.fixture
+def settings(empty_content: Settings, one_ingest_a_day: None) -> Settings:
     """An empty content folder on SQLite and on a fresh PostgreSQL database; one ingest a day."""
-    days = (f"2026-11-{day:02d}T09:00:00+00:00" for day in itertools.count(10))
-    monkeypatch.setattr(Lineage, "now", staticmethod(lambda: next(days)))
-    content = tmp_path / "content"
-    content.mkdir()
-    if request.param == "sqlite":
-        yield settings_for(tmp_path, content)
-        return
-    for url in fresh_postgres_database(request.getfixturevalue("postgres_server")):
-        yield pg_settings_for(tmp_path, url, content)
-
+    return empty_content
 
 def write(settings: Settings, name: str, entries: list[tuple[str, str]]) -> None:
     body = "".join(f"### {question}\n\n{answer}\n\n" for question, answer in entries)
