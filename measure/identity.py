@@ -98,6 +98,15 @@ class Tally:
         self.cases += other.cases
 
 
+def mirror_of(mirrors: Path, source: Source) -> Path | None:
+    """The local mirror of `source`'s repository (None, said on standard error, when it is not fetched)."""
+    repo = mirrors / source.repository.replace("/", "+") / "repo"
+    if not repo.is_dir():
+        print(f"{source.repository}: no mirror at {repo}; fetch it first", file=sys.stderr)
+        return None
+    return repo
+
+
 def read_sources(split: str) -> list[Source]:
     """The repositories of measure/identity_sources.tsv in `split` (dev, test or all)."""
     sources = []
@@ -378,9 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = Tally()
     files = 0
     for source in read_sources(args.split):
-        repo = args.mirrors / source.repository.replace("/", "+") / "repo"
-        if not repo.is_dir():
-            print(f"{source.repository}: no mirror at {repo}; fetch it first", file=sys.stderr)
+        repo = mirror_of(args.mirrors, source)
+        if repo is None:
             return 1
         with tempfile.TemporaryDirectory(prefix="faq-identity-") as work:
             tally = measure_source(repo, source, Path(work), args.http and not args.baseline, args.baseline)

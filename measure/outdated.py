@@ -24,7 +24,6 @@ one entry over time), and it *changed* when its question or answer differs from 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
@@ -38,7 +37,7 @@ from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documen
 from app.ingest.store import published
 from app.lineage import Lineage
 from app.outdated import ReviewMarks, changes_of, fell_behind, translation_sides
-from measure.identity import Seen, Source, _seen, history, read_sources, reference_pairs, write_step
+from measure.identity import Seen, Source, _seen, history, mirror_of, read_sources, reference_pairs, write_step
 from measure.localserver import ROOT
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -204,9 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = Tally()
     bilingual = 0
     for source in read_sources(args.split):
-        repo = args.mirrors / source.repository.replace("/", "+") / "repo"
-        if not repo.is_dir():
-            print(f"{source.repository}: no mirror at {repo}; fetch it first", file=sys.stderr)
+        repo = mirror_of(args.mirrors, source)
+        if repo is None:
             return 1
         with tempfile.TemporaryDirectory(prefix="faq-outdated-") as work:
             tally = judge(source.repository, replay_source(repo, source, Path(work)))
