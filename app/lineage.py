@@ -151,9 +151,19 @@ class Lineage:
             self._ready = inspect(self.engine).has_table(entry_forwarding.name)
         return self._ready
 
-    def record(self, vanished: Mapping[str, Gone], published: Sequence[Published], since: str) -> None:
+    def unknown(self, entry_ids: Iterable[str]) -> set[str]:
+        """Those of `entry_ids` whose history has not started (never served)."""
+        wanted = set(entry_ids)
+        if not self._exists() or not wanted:
+            return wanted
+        with self.engine.connect() as connection:
+            return wanted.difference(connection.execute(select(entry_history.c.id)).scalars())
+
+    def record(self, vanished: Mapping[str, Gone], published: Sequence[Published], since: str,
+               written: Mapping[str, tuple[str, str]] | None = None) -> None:
         """Remember this ingest's vanished ids, forget those served again, and bring the entries' histories up to
-        date, in one transaction.
+        date, in one transaction; a new entry's history starts when its lines were `written` (first, last) if git
+        says, else now.
 
         Forwards that led to an id now moved lead straight to its new place, so a link
         followed after many generations is still one redirect.
@@ -177,10 +187,12 @@ class Lineage:
                 if gone.moved_to is not None:
                     connection.execute(update(entry_forwarding).where(entry_forwarding.c.moved_to == gone.id)
                                        .values(moved_to=gone.moved_to))
-            self._record_history(connection, published, since)
+            self._record_history(connection, published, since, written or {})
 
-    def _record_history(self, connection: Connection, published: Sequence[Published], since: str) -> None:
-        """New entries start their history now; those whose question or answer changed note it (and the question)."""
+    def _record_history(self, connection: Connection, published: Sequence[Published], since: str,
+                        written: Mapping[str, tuple[str, str]]) -> None:
+        """New entries start their history now (or when git says their lines were written); those whose question or
+        answer changed note it (and the question)."""
         last = {row.id: row for row in connection.execute(select(
             entry_history.c.id, entry_history.c.question, entry_history.c.answer_digest,
             entry_history.c.earlier_questions))}
@@ -194,7 +206,11 @@ class Lineage:
                                                                                           entry.answer),
                                  "minor": row is not None and entry.minor})
             if row is None:
-                new_rows.append({"id": entry.id, "first_seen": since, "changed": since, "question": entry.question,
+                # Which side of a pair changed is still told from the ingests (entry_changes): a blame's dates say
+                # when lines were written, not whether what they say changed.
+                first_seen, changed = (min(day, since) for day in written.get(entry.id, (since, since)))
+                new_rows.append({"id": entry.id, "first_seen": first_seen, "changed": changed,
+                                 "question": entry.question,
                                  "answer_digest": digest, "earlier_questions": "[]"})
             elif (row.question, row.answer_digest) != (entry.question, digest):
                 earlier = json.loads(row.earlier_questions)

@@ -142,7 +142,7 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
         return_free_memory()  # what reading and linking held
         # Before publication: a published generation's vanished ids must already lead somewhere. A failure here
         # (an unreachable database, a full disk) fails the ingest like any other, and the previous data stays.
-        record_lineage(settings, vanished, batch.entries, served)
+        record_lineage(settings, vanished, batch.entries, served, folder, batch.documents)
         del served
         if progress:
             tqdm.write(f"storing {len(batch.entries)} entries and building the search index …")

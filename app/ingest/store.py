@@ -43,6 +43,7 @@ from app.generations import (
     schema_name,
     start_building,
 )
+from app.ingest.dates import Span, written
 from app.ingest.identity import Vanished, Version, minor_edit
 from app.lineage import Gone, Lineage, Published
 from app.models import INDEX_ORDER, Document, DocumentLink, Entry, EntryLink, IngestNote, Meta
@@ -395,18 +396,39 @@ def previous_versions(settings: Settings) -> list[Version]:
 
 
 def record_lineage(settings: Settings, vanished: list[Vanished], entries: list[EntryRow],
-                   previous: Sequence[Version] = ()) -> None:
+                   previous: Sequence[Version] = (), content: Path | None = None,
+                   documents: Sequence[DocumentRow] = ()) -> None:
     """Keep, across generations, where the ids the new generation drops went (ids served again are forgotten) and
-    the history of its `entries` (`previous`: the served generation's, to tell a minor edit)."""
+    the history of its `entries` (`previous`: the served generation's, to tell a minor edit; a new entry's history
+    starts when git says its lines in `documents` of the `content` folder were written)."""
     since = Lineage.now()
     lineage = Lineage(settings)
     try:
+        new = lineage.unknown(entry["id"] for entry in entries) if content is not None else set()
         lineage.record({gone.last.id: Gone(gone.last.id, gone.moved_to, gone.last.title, gone.last.lang, since)
                         for gone in vanished},
                        published(previous, [(entry["id"], entry["title"], entry["body_markdown"])
-                                            for entry in entries]), since)
+                                            for entry in entries]), since,
+                       written(content, entry_spans(content, documents, entries, new)) if content else None)
     finally:
         lineage.close()
+
+
+def entry_spans(content: Path, documents: Sequence[DocumentRow], entries: Sequence[EntryRow],
+                wanted: set[str]) -> dict[str, Span]:
+    """The source lines of each wanted entry: from its question to the line before the next entry of its file."""
+    paths = {document["id"]: content / document["path"] for document in documents}
+    by_document: dict[str, list[EntryRow]] = {}
+    for entry in entries:
+        by_document.setdefault(entry["document_id"], []).append(entry)
+    spans = {}
+    for document_id, rows in by_document.items():
+        rows.sort(key=lambda row: row["position"])
+        for row, after in zip(rows, [*rows[1:], None], strict=True):
+            if row["id"] in wanted and row["line"] > 0 and document_id in paths:
+                end = after["line"] - 1 if after is not None and after["line"] > row["line"] else 0
+                spans[row["id"]] = Span(paths[document_id], row["line"], end)
+    return spans
 
 
 def published(previous: Sequence[Version], entries: Iterable[tuple[str, str, str]]) -> list[Published]:
