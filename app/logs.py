@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import sys
 from typing import Any
 
 LOG_FORMATS = ("plain", "json")
@@ -50,6 +51,23 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False)
 
 
+class StandardError(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to `sys.stderr` as it is when a record comes, not as it was when logging was set up: a stream that
+    was replaced and closed since (a redirected or captured standard error) must not turn records into errors."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        """The current standard error."""
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def logging_config(log_format: str) -> dict[str, Any]:
     """A `logging.config.dictConfig` for `log_format` (uvicorn applies it in every worker process)."""
     formatter = JsonFormatter if log_format == "json" else PlainFormatter
@@ -57,7 +75,7 @@ def logging_config(log_format: str) -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"faq": {"()": f"{formatter.__module__}.{formatter.__qualname__}"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "faq", "stream": "ext://sys.stderr"}},
+        "handlers": {"stderr": {"()": f"{StandardError.__module__}.{StandardError.__qualname__}", "formatter": "faq"}},
         "root": {"handlers": ["stderr"], "level": "WARNING"},
         "loggers": {
             # The portal's own loggers and uvicorn's start-up lines; uvicorn's access log is replaced by ours.

@@ -184,3 +184,28 @@ def test_a_search_out_of_time_before_scoring_anything_says_so_and_is_not_counted
     assert answer["partial"] is True and answer["total"] == 0
     assert "ran out of time" in page and "No entry matches" not in page
     assert stats["zero_results"] == [] and stats["top"] == []
+
+
+def test_log_records_go_to_standard_error_as_it_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A standard error replaced (and the old one closed) since logging was set up still gets the records: no
+    '--- Logging error ---' where a command's one line should be."""
+    import io
+    import logging.config
+    import sys
+
+    from app.logs import logging_config
+
+    before = logging.getLogger().handlers[:]
+    first = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    logging.config.dictConfig(logging_config("plain"))
+    try:
+        first.close()
+        now = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", now)
+        logging.getLogger("app.db").info("serving generation %s", "g1")
+        assert now.getvalue().rstrip().endswith("serving generation g1")
+        assert "Logging error" not in now.getvalue()
+    finally:
+        root = logging.getLogger()
+        root.handlers[:] = before
