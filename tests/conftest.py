@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import logging
 import os
 import shutil
 import tempfile
@@ -193,3 +194,19 @@ def ids_by_question(settings: Settings) -> dict[str, str]:
             return {entry.title: entry.id for entry in session.exec(select(Entry))}
     finally:
         store.close()
+
+
+LOGGERS_SET_UP = ("", "app", "faq", "uvicorn", "uvicorn.access", "uvicorn.error")  # what `faq serve` configures
+
+
+@pytest.fixture(autouse=True)
+def logging_as_it_was() -> Iterator[None]:
+    """Each test leaves logging as it found it: a test that runs `faq serve` in-process sets it up for the whole
+    process (INFO lines to standard error), which other commands' one-line outputs must not then carry."""
+    loggers = [logging.getLogger(name) for name in LOGGERS_SET_UP]
+    saved = [(logger.level, logger.handlers[:], logger.propagate, logger.disabled) for logger in loggers]
+    yield
+    for logger, (level, handlers, propagate, disabled) in zip(loggers, saved, strict=True):
+        logger.setLevel(level)
+        logger.handlers[:] = handlers
+        logger.propagate, logger.disabled = propagate, disabled
