@@ -98,6 +98,13 @@ class Tally:
         self.cases += other.cases
 
 
+def write_cases(path: Path | None, cases: list[str]) -> None:
+    """Write the cases a replay kept to `path` (when asked for) and say so."""
+    if path is not None:
+        path.write_text("\n".join(cases), encoding="utf-8")
+        print(f"{len(cases)} cases written to {path}")
+
+
 def mirror_of(mirrors: Path, source: Source) -> Path | None:
     """The local mirror of `source`'s repository (None, said on standard error, when it is not fetched)."""
     repo = mirrors / source.repository.replace("/", "+") / "repo"
@@ -396,9 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(report(f"{source.repository} ({source.split}, {len(source.paths)} files)", tally), flush=True)
         total.add(tally)
     print(report(f"ALL ({args.split}: {files} files)", total))
-    if args.cases:
-        args.cases.write_text("\n".join(total.cases), encoding="utf-8")
-        print(f"{len(total.cases)} cases written to {args.cases}")
+    write_cases(args.cases, total.cases)
     return 0
 
 

@@ -37,7 +37,17 @@ from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documen
 from app.ingest.store import published
 from app.lineage import Lineage
 from app.outdated import ReviewMarks, changes_of, fell_behind, translation_sides
-from measure.identity import Seen, Source, _seen, history, mirror_of, read_sources, reference_pairs, write_step
+from measure.identity import (
+    Seen,
+    Source,
+    _seen,
+    history,
+    mirror_of,
+    read_sources,
+    reference_pairs,
+    write_cases,
+    write_step,
+)
 from measure.localserver import ROOT
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
@@ -215,9 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(report(f"{source.repository} ({len(source.paths)} files)", tally), flush=True)
         total.add(tally)
     print(report(f"ALL ({args.split}: {bilingual} files in bilingual histories)", total))
-    if args.cases:
-        args.cases.write_text("\n".join(total.cases), encoding="utf-8")
-        print(f"{len(total.cases)} cases written to {args.cases}")
+    write_cases(args.cases, total.cases)
     return 0
 
 
