@@ -381,7 +381,7 @@ class DataStore:
             if read_manifest(directory) is None:
                 return  # not made yet: the vector worker announces them when they are
             dense = load_vectors(directory, embedder.name, PASSAGE_RECIPE, snapshot.search.entry_id,
-                                 snapshot.search.doc_count)
+                                 snapshot.search.doc_count, embedder.language_axis)
         except VectorsDamaged as exc:
             self.vector_problem = str(exc)
             log.warning("generation %s is searched by words only: %s; `faq reindex` rebuilds its vectors",

@@ -29,6 +29,7 @@ SCORE_CHUNK = 8192  # rows widened to float32 at a time while scoring (12 MB)
 SAMPLES = 16  # entry ids checked against the index when the file is loaded
 LANGUAGES = ("en", "zh")
 NO_SCORE = -2.0  # below any cosine: an entry with no vector, or outside the filter
+MIN_LENGTH = 1e-3  # a vector's length without the language axis is never taken as smaller
 Floats = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
 
@@ -57,12 +58,19 @@ class DenseIndex:
     """Every entry's vector (int8 with a scale per entry) and language, ready to score a query."""
 
     def __init__(self, codes: npt.NDArray[np.int8], scales: Floats, languages: npt.NDArray[np.int8],
-                 manifest: VectorManifest) -> None:
+                 manifest: VectorManifest, language_axis: Vectors | None = None) -> None:
         self.codes = codes
         self.scales = scales
         self.languages = languages  # index into LANGUAGES; -1 for any other
         self.present: Mask = scales > 0
         self.manifest = manifest
+        # Vectors are compared with the language axis left out: what is left is meaning. Each entry's length
+        # without it (its length along it is `along`) rescales the cosine.
+        self.axis = language_axis
+        self.lengths = np.ones(self.size, dtype=np.float32)
+        if language_axis is not None:
+            along = self._products(language_axis)
+            self.lengths = np.sqrt(np.clip(1 - along * along, MIN_LENGTH ** 2, None)).astype(np.float32)
         # Each entry's cosine with the mean of all vectors: how close it sits to everything (see `centred`).
         mean = (codes[self.present].astype(np.float32) * scales[self.present, None]).mean(axis=0) \
             if self.present.any() else np.zeros(codes.shape[1], dtype=np.float32)
@@ -74,14 +82,23 @@ class DenseIndex:
         return len(self.scales)
 
     def cosines(self, query: Vectors) -> Floats:
-        """Each entry's cosine with a unit query vector; NO_SCORE for entries without a vector."""
-        scores = np.full(self.size, NO_SCORE, dtype=np.float32)
+        """Each entry's cosine with a query vector, both without the language axis; NO_SCORE for entries
+        without a vector."""
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        if self.axis is not None:
+            vector = vector - float(vector @ self.axis) * self.axis
+            vector = vector / max(float(np.linalg.norm(vector)), MIN_LENGTH)
+        scores = self._products(vector) / self.lengths
+        scores[~self.present] = NO_SCORE
+        return scores
+
+    def _products(self, vector: Vectors) -> Floats:
+        """Each entry's dot product with `vector`."""
+        scores = np.empty(self.size, dtype=np.float32)
         for start in range(0, self.size, SCORE_CHUNK):
             stop = start + SCORE_CHUNK
             scores[start:stop] = self.codes[start:stop].astype(np.float32) @ vector
         scores *= self.scales
-        scores[~self.present] = NO_SCORE
         return scores
 
     def vector(self, docnum: int) -> Floats:
@@ -155,7 +172,7 @@ def read_manifest(generation_dir: Path) -> VectorManifest | None:
 
 
 def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callable[[int], str],
-                 count: int) -> DenseIndex:
+                 count: int, language_axis: Vectors | None = None) -> DenseIndex:
     """A generation's vectors, checked against its manifest, the running model and the index; else VectorsDamaged."""
     manifest = read_manifest(generation_dir)
     if manifest is None:
@@ -176,7 +193,7 @@ def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callab
     for docnum, expected in manifest.samples.items():
         if docnum >= count or entry_id(docnum) != expected:
             raise VectorsDamaged(f"{matrix} is not in the index's entry order (entry {docnum})")
-    return DenseIndex(codes, scales, languages, manifest)
+    return DenseIndex(codes, scales, languages, manifest, language_axis)
 
 
 def _checksum(path: Path) -> str:

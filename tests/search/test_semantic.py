@@ -106,6 +106,42 @@ def _dense(cosines: list[float], languages: list[int]) -> DenseIndex:
     return DenseIndex(codes, scales, np.array(languages, dtype=np.int8), manifest)
 
 
+def test_cosines_leave_out_how_strongly_an_entry_says_its_language() -> None:
+    axis = np.array([1, 0, 0, 0], dtype=np.float32)  # Chinese towards +, English towards -
+    # The same meaning (along the second dimension); the first entry is plain English prose, the second code
+    # with a bare link, which says "English" little and so sat nearer any Chinese query.
+    english = np.array([[-0.6, 0.8, 0, 0], [-0.1, 0.7, 0.707, 0]], dtype=np.float32)
+    english /= np.linalg.norm(english, axis=1, keepdims=True)
+    codes, scales = quantise(english)
+    manifest = VectorManifest("m", "r", 2, 2, "", {})
+    chinese_query = np.array([0.6, 0.8, 0, 0], dtype=np.float32)
+    as_stored = DenseIndex(codes, scales, np.zeros(2, dtype=np.int8), manifest).cosines(chinese_query)
+    assert as_stored[1] > as_stored[0]
+    meaning = DenseIndex(codes, scales, np.zeros(2, dtype=np.int8), manifest, axis).cosines(chinese_query)
+    assert meaning[0] == pytest.approx(1.0, abs=0.01) and meaning[0] > meaning[1]
+
+
+def test_the_shipped_language_axis_brings_a_translation_closer_than_another_question(
+        model: embedding.Embedder) -> None:
+    pairs = [("How do I change the server port?", "如何修改服务器端口？"),
+             ("Why does training run out of GPU memory?", "为什么训练时显存不足？"),
+             ("Where are the log files kept?", "日志文件保存在哪里？")]
+    vectors = model.embed_passages([text for pair in pairs for text in pair])
+    codes, scales = quantise(vectors)
+    languages = np.array([0, 1] * len(pairs), dtype=np.int8)
+    manifest = VectorManifest("m", "r", len(vectors), len(vectors), "", {})
+    axis = model.language_axis
+    assert axis is not None and np.linalg.norm(axis) == pytest.approx(1.0, abs=1e-3)
+    plain = DenseIndex(codes, scales, languages, manifest)
+    meaning = DenseIndex(codes, scales, languages, manifest, axis)
+    for k in range(len(pairs)):
+        english, chinese = 2 * k, 2 * k + 1
+        before, after = plain.cosines(vectors[english]), meaning.cosines(vectors[english])
+        assert after[chinese] > before[chinese] + 0.01  # the language no longer keeps a translation apart
+        others = [row for row in range(len(vectors)) if row not in (english, chinese)]
+        assert after[chinese] > max(after[others])
+
+
 def test_cosines_are_compared_within_their_language() -> None:
     english = [0.80 + 0.001 * k for k in range(40)]
     chinese = [0.83 + 0.001 * k for k in range(40)]  # the model rates a query's own language higher
