@@ -397,3 +397,23 @@ def test_eval_measures_the_hybrid_ranking_even_when_a_query_vector_comes_too_lat
     with portal_ranker(ingested, "hybrid") as rank:
         assert rank("out of GPU memory") == prompt  # asked again once its vector was made
     assert late
+
+
+def test_the_language_axis_is_remade_from_a_corpus_of_translations(
+        tmp_path: Path, model: embedding.Embedder, capsys: pytest.CaptureFixture[str]) -> None:
+    from measure import language_axis
+
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "faq.md", "# FAQ\n\n## How do I change the server port?\n\nPass `--port 9000`.\n\n"
+           "## Why does training run out of GPU memory?\n\nLower the batch size.\n")
+    _write(content, "faq.zh.md", "# 常见问题\n\n## 如何修改服务器端口？\n\n使用 `--port 9000`。\n\n"
+           "## 为什么训练时显存不足？\n\n减小 batch size。\n")
+    settings = settings_for(tmp_path, content, semantic=True)
+    run_ingest(settings, progress=False)
+    build_vectors(settings, str(current_name(settings)), model)
+    out = tmp_path / "axis.npy"
+    assert language_axis.main([str(out), str(settings.data_dir)]) == 0
+    assert "2 pairs" in capsys.readouterr().out
+    axis = np.load(out)
+    assert float(axis @ model.language_axis) > 0.5  # two pairs point near where 641 do (a random direction: 0.05)
