@@ -2,7 +2,9 @@
 
     python -m measure.outdated [--mirrors DIR] [--split dev|test|all] [--cases FILE]
 
-The files and commits are those of measure/identity.py (measure/identity_sources.tsv). Each commit
+The files are those of measure/identity.py (measure/identity_sources.tsv), and the commits those of the
+branch as a portal that serves it saw them: its first-parent line, where a merged branch is one step, the merge
+(commits of merged branches, in time order, interleave states that never stood together). Each commit
 is ingested in order as the portal does it: entries read, ids inherited from the previous commit's,
 translations paired (app/ingest/align.py, without the embedding model), the histories brought up to
 date in a real lineage file (app/lineage.py, the commit's index as the ingest time), and every
@@ -99,7 +101,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
     previous_chains: list[int] = []
     next_chain = 0
     try:
-        for index, step in enumerate(history(repo, source.paths)):
+        for index, step in enumerate(history(repo, source.paths, first_parent=True)):
             write_step(step, content)
             documents = read_documents(content, IngestReport())
             if not documents:
