@@ -283,6 +283,19 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     return since, max(theirs)
 
 
+def judge_pair(own: str, partner: str, documents: tuple[str, str], histories: Mapping[str, History],
+               versions: Mapping[str, Sequence[tuple[str, str, bool]]], marks: ReviewMarks) -> tuple[str, str] | None:
+    """`fell_behind` for entry `own` of document `documents[0]` and its translation `partner` (of `documents[1]`),
+    from their histories and recorded versions (app/lineage.py) and the generation's `marks`; None when it did not
+    fall behind or either has no history yet."""
+    if own not in histories or partner not in histories:
+        return None  # not recorded by an ingest yet (a generation older than the history): nothing to say
+    mine, theirs = versions.get(own, ()), versions.get(partner, ())
+    side = marks.side(documents[0], documents[1], histories[own], histories[partner])
+    return fell_behind(histories[own], histories[partner], changes_of(histories[own], mine),
+                       changes_of(histories[partner], theirs), marks.on(own, documents[0]), side)
+
+
 def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable[str] | None = None,
                   marks: ReviewMarks | None = None) -> list[OutdatedTranslation]:
     """The possibly outdated translations among `entry_ids` (every entry of the session's generation when
@@ -297,24 +310,20 @@ def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable
     entries = _entries(session, involved)
     histories = lineage.histories(involved)
     versions = lineage.versions(involved)
-    changes = {entry_id: changes_of(history, versions.get(entry_id, ())) for entry_id, history in histories.items()}
     marks = marks if marks is not None else review_marks(session)
     found: list[tuple[tuple[str, int, str], OutdatedTranslation]] = []
     for own, partner in pairs:
-        if own not in histories or partner not in histories or own not in entries or partner not in entries:
-            continue  # not recorded by an ingest yet (a generation older than the history): nothing to say
+        if own not in entries or partner not in entries:
+            continue
         this, other = entries[own], entries[partner]
-        reviewed = marks.on(own, this.document_id)
-        side = marks.side(this.document_id, other.document_id, histories[own], histories[partner])
-        behind = fell_behind(histories[own], histories[partner], changes.get(own, ()), changes.get(partner, ()),
-                             reviewed, side)
+        behind = judge_pair(own, partner, (this.document_id, other.document_id), histories, versions, marks)
         if behind is None:
             continue
         since, partner_changed = behind
         found.append(((this.document_path, this.position, partner), OutdatedTranslation(
             entry_id=own, lang=this.lang, document_id=this.document_id, document_path=this.document_path,
             question=this.title, partner_id=partner, partner_lang=other.lang, partner_question=other.title,
-            partner_changed=partner_changed, since=since, reviewed=reviewed)))
+            partner_changed=partner_changed, since=since, reviewed=marks.on(own, this.document_id))))
     return [item for _, item in sorted(found, key=lambda pair: pair[0])]
 
 

@@ -38,7 +38,7 @@ from app.ingest.align import LinkRules
 from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documents, read_documents
 from app.ingest.store import published
 from app.lineage import Lineage
-from app.outdated import ReviewMarks, changes_of, fell_behind, translation_sides
+from app.outdated import ReviewMarks, judge_pair, translation_sides
 from measure.identity import (
     Seen,
     Source,
@@ -132,7 +132,6 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             pairs += [(second, first) for first, second in pairs]
             ids = {current[k].version.id for pair in pairs for k in pair}
             histories, versions = lineage.histories(ids), lineage.versions(ids)
-            times = {id_: changes_of(history, versions.get(id_, ())) for id_, history in histories.items()}
             declared, named = translation_sides(
                 [(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
                 [(pair.first, pair.second) for pair in links.alignment.documents])
@@ -140,10 +139,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             flagged: dict[int, int] = {}
             for own, partner in pairs:
                 a, b = current[own].version, current[partner].version
-                if a.id not in histories or b.id not in histories:
-                    continue
-                side = marks.side(a.document_id, b.document_id, histories[a.id], histories[b.id])
-                if fell_behind(histories[a.id], histories[b.id], times.get(a.id, ()), times.get(b.id, ()), "", side):
+                if judge_pair(a.id, b.id, (a.document_id, b.document_id), histories, versions, marks):
                     flagged[chains[own]] = chains[partner]
             commits.append(Commit(step.commit, chains, current, [(chains[a], chains[b]) for a, b in pairs], changed,
                                   set(previous_chains), flagged))
