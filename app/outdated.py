@@ -6,7 +6,8 @@ every ingest that changed its question or answer) an entry is *possibly outdated
 changed after it last did:
 
 - the partner changed alone, after both existed (a translation written later starts level with its
-  original); an ingest that changes both sides at once marks neither;
+  original); an ingest that changes both sides at once marks neither, nor one that changes the partner and
+  edits the entry by a word or its formatting only (its editor had both in hand);
 - the entry has not changed since: a change of the side that is behind catches it up (and never puts
   the other side behind: a translator's update does not make the original outdated);
 - no review clears it: a translator's `reviewed: 2026-11-21` in the entry's document's front matter
@@ -241,17 +242,19 @@ def changes_of(history: History, versions: Sequence[tuple[str, str, bool]]) -> l
 
 
 def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (), partner_changes: Iterable[str] = (),
-                reviewed: str = "", side: str = "") -> tuple[str, str] | None:
+                reviewed: str = "", side: str = "", own_edits: Iterable[str] = ()) -> tuple[str, str] | None:
     """(since, the partner's last change) when an entry with history `own` fell behind its translation `partner`,
-    None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`), and
-    `reviewed` the entry's review date (YYYY-MM-DD), `side` whether the entry is the pair's "original" (never
-    behind) or its "translation" ("": the side that appeared later is the translation, `ReviewMarks.side`).
+    None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`),
+    `own_edits` when the entry's text was edited at all (a word or two, its formatting), `reviewed` the entry's review
+    date (YYYY-MM-DD), `side` whether the entry is the pair's "original" (never behind) or its "translation" ("": the
+    side that appeared later is the translation, `ReviewMarks.side`).
 
     The pair's changes are read in time order from when both existed (a translation written later
     starts level with its original): a change of the original alone puts the translation behind (of
     either side alone, the other, when nothing tells which is the original); a change of the side that
-    is behind catches it up, and a translator's edit never puts the original behind; a change of both
-    in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
+    is behind catches it up, and a translator's edit never puts the original behind; a change of the partner in
+    an ingest that edited the entry too (its editor had both in hand), or a review dated on or after the day of
+    the partner's change, leaves both level.
     """
     if side == "original" or (not side and own.first_seen < partner.first_seen):
         return None  # the original: its translation follows it, never the other way round
@@ -259,6 +262,7 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     start = max(own.first_seen, partner.first_seen)
     mine = {when for when in own_changes if when > start}
     theirs = {when for when in partner_changes if when > start}
+    edited = mine | set(own_edits)
     events = sorted(mine | theirs)
     if reviewed:
         events.append(f"{reviewed}~")  # the end of that day: after every change made on it
@@ -267,7 +271,7 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     for when in events:
         if when.endswith("~"):
             behind = "" if behind == "own" else behind
-        elif when in mine and when in theirs:
+        elif when in theirs and when in edited:
             behind = ""
         elif when in theirs:
             if behind == "partner":
@@ -293,7 +297,8 @@ def judge_pair(own: str, partner: str, documents: tuple[str, str], histories: Ma
     mine, theirs = versions.get(own, ()), versions.get(partner, ())
     side = marks.side(documents[0], documents[1], histories[own], histories[partner])
     return fell_behind(histories[own], histories[partner], changes_of(histories[own], mine),
-                       changes_of(histories[partner], theirs), marks.on(own, documents[0]), side)
+                       changes_of(histories[partner], theirs), marks.on(own, documents[0]), side,
+                       [when for when, _, _ in mine])
 
 
 def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable[str] | None = None,

@@ -138,6 +138,21 @@ def test_a_review_date_on_or_after_the_change_clears_the_mark(settings: Settings
     assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
 
 
+def test_a_translation_edited_in_the_ingest_that_changed_its_original_stays_level(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    # One commit: the English answer gains a sentence; its Chinese translation only gets a character changed. Whoever
+    # made it had both in hand (apache/seatunnel's "writing dead" → "hardcoding" beside a v1 → V1 in both files).
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1].replace("它会创建", "它将创建")), ZH[1]])
+    ingest(settings)
+    assert outdated(settings) == []
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, EN[1]])  # the English alone, later: behind again
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
 def test_a_changed_translation_never_makes_its_original_outdated_unless_declared_the_other_way(
         settings: Settings) -> None:
     write(settings, "faq.md", EN)
@@ -215,6 +230,8 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
     assert fell_behind(h("1", "1"), h("1", "3"), [], ["2", "3"]) == ("2", "3")
     assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["2", "3"]) == ("3", "3")  # both at 2, the partner at 3
     assert fell_behind(h("1", "3"), h("1", "3"), ["3"], ["3"]) is None  # both in one ingest
+    assert fell_behind(h("1", "3"), h("1", "3"), [], ["3"], own_edits=["3"]) is None  # a word of it too
+    assert fell_behind(h("1", "3"), h("1", "3"), [], ["3"], own_edits=["2"]) == ("3", "3")
     assert fell_behind(h("1", "1"), h("2", "2")) is None  # the partner only appeared
     assert fell_behind(h("1", "1"), h("1", "3")) is None  # no change given
     # The translator catches up (own change at 3): neither side is behind, the original is not made outdated.
