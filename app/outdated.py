@@ -8,6 +8,7 @@ changed after it last did:
 - the partner changed alone, after both existed (a translation written later starts level with its
   original); an ingest that changes both sides at once marks neither, nor one that changes the partner and
   edits the entry by a word or its formatting only (its editor had both in hand);
+- the entry does not say what its partner says (an untranslated copy has nothing to catch up with);
 - the entry has not changed since: a change of the side that is behind catches it up (and never puts
   the other side behind: a translator's update does not make the original outdated);
 - no review clears it: a translator's `reviewed: 2026-11-21` in the entry's document's front matter
@@ -291,10 +292,15 @@ def judge_pair(own: str, partner: str, documents: tuple[str, str], histories: Ma
                versions: Mapping[str, Sequence[tuple[str, str, bool]]], marks: ReviewMarks) -> tuple[str, str] | None:
     """`fell_behind` for entry `own` of document `documents[0]` and its translation `partner` (of `documents[1]`),
     from their histories and recorded versions (app/lineage.py) and the generation's `marks`; None when it did not
-    fall behind or either has no history yet."""
+    fall behind or either has no history yet.
+
+    An entry that says what its partner says (an untranslated copy, word for word) has nothing to catch up with.
+    """
     if own not in histories or partner not in histories:
         return None  # not recorded by an ingest yet (a generation older than the history): nothing to say
     mine, theirs = versions.get(own, ()), versions.get(partner, ())
+    if mine and theirs and mine[-1][1] == theirs[-1][1]:
+        return None
     side = marks.side(documents[0], documents[1], histories[own], histories[partner])
     return fell_behind(histories[own], histories[partner], changes_of(histories[own], mine),
                        changes_of(histories[partner], theirs), marks.on(own, documents[0]), side,

@@ -153,6 +153,21 @@ def test_a_translation_edited_in_the_ingest_that_changed_its_original_stays_leve
     assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
 
 
+def test_an_entry_left_untranslated_is_never_behind_the_original_it_copies(settings: Settings) -> None:
+    # The Chinese file carries the port entry in English, copied from the English file's next version
+    # (chaos-mesh/website's i18n copies): when the English file reaches that text, the two say the same thing.
+    write(settings, "faq.md", [EN[0], (EN[1][0], EN[1][1].replace("; the address is printed when it starts", ""))])
+    write(settings, "faq.zh.md", [ZH[0], EN[1]])
+    ingest(settings)
+    write(settings, "faq.md", EN)
+    ingest(settings)
+    assert outdated(settings) == []
+    write(settings, "faq.md", [EN[0], (EN[1][0], EN[1][1].replace("8080", "9090"))])  # the copy is behind now
+    ingest(settings)
+    assert [(item.document_path, item.question) for item in outdated_translations(settings)] == [
+        ("faq.zh.md", EN[1][0])]
+
+
 def test_a_changed_translation_never_makes_its_original_outdated_unless_declared_the_other_way(
         settings: Settings) -> None:
     write(settings, "faq.md", EN)
