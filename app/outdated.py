@@ -13,7 +13,10 @@ changed after it last did:
   the other side behind: a translator's update does not make the original outdated);
 - no review clears it: a translator's `reviewed: 2026-11-21` in the entry's document's front matter
   or sidecar (`faq.zh.md.meta.yml`), or per question (`reviewed: {"How do I …?": 2026-11-21}`), on or
-  after the day of the partner's last change.
+  after the day of the partner's last change; nor a revision mark, `translation_of_commit: 3f2a9c1` (or
+  OpenTelemetry's `default_lang_commit`), document-wide or per question, naming a commit of the content
+  folder's git repository at which the partner said what it says now (told at the ingest,
+  `app.ingest.pipeline`).
 
 It is outdated *since* the partner's first change that put it behind (`fell_behind`). The entry page and
 the API show it (`outdated`), and `outdated_translations` lists them all for the editors' report.
@@ -28,7 +31,7 @@ import datetime as dt
 import itertools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +43,9 @@ from app.lineage import History, Lineage
 from app.models import Document, Entry, EntryLink, Meta
 
 REVIEWED_KEY = "reviewed"  # front matter / sidecar key, and the generation's Meta key of the marks
+REVISION_KEYS = ("translation_of_commit", "default_lang_commit")  # the second as OpenTelemetry's site writes it
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
 CHUNK = 500
 
 
@@ -78,11 +83,13 @@ class OutdatedTranslation:
 @dataclass
 class ReviewMarks:
     """What the editors and the file names say of one generation's translations: the review dates, per document
-    and per entry (YYYY-MM-DD), and which document translates which (`declared`: front matter or sidecar
-    `translation_of`; `named`: a language marker in only the translation's path)."""
+    and per entry (YYYY-MM-DD), the entries a revision mark keeps level (`revised`), and which document translates
+    which (`declared`: front matter or sidecar `translation_of`; `named`: a language marker in only the
+    translation's path)."""
 
     documents: dict[str, str] = field(default_factory=dict)
     entries: dict[str, str] = field(default_factory=dict)
+    revised: dict[str, str] = field(default_factory=dict)  # entry id → the commit its original entry still says
     declared: dict[str, str] = field(default_factory=dict)  # translation's document id → its original's
     named: dict[str, str] = field(default_factory=dict)
 
@@ -92,8 +99,8 @@ class ReviewMarks:
 
     def to_json(self) -> str:
         """The marks as stored in the generation's Meta table."""
-        return json.dumps({"documents": self.documents, "entries": self.entries, "declared": self.declared,
-                           "named": self.named}, ensure_ascii=False, sort_keys=True)
+        return json.dumps({"documents": self.documents, "entries": self.entries, "revised": self.revised,
+                           "declared": self.declared, "named": self.named}, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | None) -> ReviewMarks:
@@ -105,7 +112,8 @@ class ReviewMarks:
         if not isinstance(loaded, dict):
             return cls()
         return cls(documents=_dates(loaded.get("documents")), entries=_dates(loaded.get("entries")),
-                   declared=_strings(loaded.get("declared")), named=_strings(loaded.get("named")))
+                   revised=_strings(loaded.get("revised")), declared=_strings(loaded.get("declared")),
+                   named=_strings(loaded.get("named")))
 
     def side(self, document_id: str, partner_document_id: str, own: History, partner: History) -> str:
         """Whether an entry is its pair's "original" or its "translation" ("" when nothing tells): what an
@@ -178,14 +186,22 @@ def review_date(value: object) -> str | None:
     return None
 
 
+def revision(value: object) -> str | None:
+    """A front matter value as a git commit (its sha, or 4 or more of its first hex digits, lower case), or None."""
+    if isinstance(value, str) and COMMIT.fullmatch(value.strip()):
+        return value.strip().lower()
+    return None  # an unquoted sha of digits only is a YAML number (or an octal one): not taken for a commit
+
+
 @dataclass
 class ReviewMark:
-    """A document's `reviewed` metadata as read: the whole document's date, the dates of some of its entries
-    (by position), and what could not be used."""
+    """A document's `reviewed` or `translation_of_commit` metadata as read: the whole document's value (a date, a
+    commit), the values of some of its entries (by position), and what could not be used."""
 
     document: str = ""
     entries: dict[int, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    key: str = REVIEWED_KEY  # as the document wrote it
 
 
 def read_review_mark(value: object, questions: Sequence[Sequence[str]]) -> ReviewMark:
@@ -195,32 +211,45 @@ def read_review_mark(value: object, questions: Sequence[Sequence[str]]) -> Revie
     `reviewed: 2026-11-21` marks the whole document reviewed that day; a mapping marks single entries,
     each key a question as written in the document (`"How do I …?": 2026-11-21`).
     """
-    mark = ReviewMark()
+    return _read_mark(REVIEWED_KEY, value, questions, review_date, "a date (2026-11-21)")
+
+
+def read_revision_mark(meta: Mapping[str, object], questions: Sequence[Sequence[str]]) -> ReviewMark:
+    """The `translation_of_commit` (or `default_lang_commit`) front matter / sidecar value of a document whose
+    entries ask `questions`: the commit of its original it was translated from or checked against, for the whole
+    document (`translation_of_commit: 3f2a9c1`) or per question (`"How do I …?": 3f2a9c1`)."""
+    key = next((key for key in REVISION_KEYS if key in meta), REVISION_KEYS[0])
+    return _read_mark(key, meta.get(key), questions, revision, "a git commit's sha, quoted (\"3f2a9c1\")")
+
+
+def _read_mark(key: str, value: object, questions: Sequence[Sequence[str]], parse: Callable[[object], str | None],
+               expected: str) -> ReviewMark:
+    """A mark for the whole document (a value `parse` reads) or a mapping of questions to such values."""
+    mark = ReviewMark(key=key)
     if value is None:
         return mark
-    date = review_date(value)
-    if date is not None:
-        mark.document = date
+    whole = parse(value)
+    if whole is not None:
+        mark.document = whole
         return mark
     if not isinstance(value, dict):
-        mark.problems.append(f"front matter `{REVIEWED_KEY}` must be a date (2026-11-21) or a mapping of questions "
-                             "to dates; ignored")
+        mark.problems.append(f"front matter `{key}` must be {expected} or a mapping of questions to such values; "
+                             "ignored")
         return mark
     positions: dict[str, list[int]] = {}
     for position, forms in enumerate(questions):
         for form in {_normal(text) for text in forms}:
             positions.setdefault(form, []).append(position)
-    for key, raw in value.items():
-        date = review_date(raw)
-        found = positions.get(_normal(str(key)), [])
-        if date is None:
-            mark.problems.append(f"`{REVIEWED_KEY}` of “{str(key)[:60]}”: {str(raw)[:40]!r} is not a date "
-                                 "(2026-11-21); ignored")
+    for question, raw in value.items():
+        parsed = parse(raw)
+        found = positions.get(_normal(str(question)), [])
+        if parsed is None:
+            mark.problems.append(f"`{key}` of “{str(question)[:60]}”: {str(raw)[:40]!r} is not {expected}; ignored")
         elif not found:
-            mark.problems.append(f"`{REVIEWED_KEY}`: no entry asks “{str(key)[:60]}”; ignored")
+            mark.problems.append(f"`{key}`: no entry asks “{str(question)[:60]}”; ignored")
         else:
             for position in found:
-                mark.entries[position] = max(mark.entries.get(position, ""), date)
+                mark.entries[position] = max(mark.entries.get(position, ""), parsed)
     return mark
 
 
@@ -294,12 +323,13 @@ def judge_pair(own: str, partner: str, documents: tuple[str, str], histories: Ma
     from their histories and recorded versions (app/lineage.py) and the generation's `marks`; None when it did not
     fall behind or either has no history yet.
 
-    An entry that says what its partner says (an untranslated copy, word for word) has nothing to catch up with.
+    An entry that says what its partner says (an untranslated copy, word for word) has nothing to catch up with,
+    nor one whose revision mark names a commit at which its partner said what it says now (`marks.revised`).
     """
     if own not in histories or partner not in histories:
         return None  # not recorded by an ingest yet (a generation older than the history): nothing to say
     mine, theirs = versions.get(own, ()), versions.get(partner, ())
-    if mine and theirs and mine[-1][1] == theirs[-1][1]:
+    if own in marks.revised or (mine and theirs and mine[-1][1] == theirs[-1][1]):
         return None
     side = marks.side(documents[0], documents[1], histories[own], histories[partner])
     return fell_behind(histories[own], histories[partner], changes_of(histories[own], mine),
