@@ -89,7 +89,7 @@ class ReviewMarks:
 
     documents: dict[str, str] = field(default_factory=dict)
     entries: dict[str, str] = field(default_factory=dict)
-    revised: dict[str, str] = field(default_factory=dict)  # entry id → the commit its original entry still says
+    revised: dict[str, str] = field(default_factory=dict)  # entry id → its revision mark, its partners unchanged since
     declared: dict[str, str] = field(default_factory=dict)  # translation's document id → its original's
     named: dict[str, str] = field(default_factory=dict)
 
