@@ -6,12 +6,17 @@ every ingest that changed its question or answer) an entry is *possibly outdated
 changed after it last did:
 
 - the partner changed alone, after both existed (a translation written later starts level with its
-  original); an ingest that changes both sides at once marks neither;
+  original); an ingest that changes both sides at once marks neither, nor one that changes the partner and
+  edits the entry by a word or its formatting only (its editor had both in hand);
+- the entry does not say what its partner says (an untranslated copy has nothing to catch up with);
 - the entry has not changed since: a change of the side that is behind catches it up (and never puts
   the other side behind: a translator's update does not make the original outdated);
 - no review clears it: a translator's `reviewed: 2026-11-21` in the entry's document's front matter
   or sidecar (`faq.zh.md.meta.yml`), or per question (`reviewed: {"How do I …?": 2026-11-21}`), on or
-  after the day of the partner's last change.
+  after the day of the partner's last change; nor a revision mark, `translation_of_commit: 3f2a9c1` (or
+  OpenTelemetry's `default_lang_commit`), document-wide or per question, naming a commit of the content
+  folder's git repository at which the partner said what it says now (told at the ingest,
+  `app.ingest.pipeline`).
 
 It is outdated *since* the partner's first change that put it behind (`fell_behind`). The entry page and
 the API show it (`outdated`), and `outdated_translations` lists them all for the editors' report.
@@ -26,7 +31,7 @@ import datetime as dt
 import itertools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +43,9 @@ from app.lineage import History, Lineage
 from app.models import Document, Entry, EntryLink, Meta
 
 REVIEWED_KEY = "reviewed"  # front matter / sidecar key, and the generation's Meta key of the marks
+REVISION_KEYS = ("translation_of_commit", "default_lang_commit")  # the second as OpenTelemetry's site writes it
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
 CHUNK = 500
 
 
@@ -76,11 +83,13 @@ class OutdatedTranslation:
 @dataclass
 class ReviewMarks:
     """What the editors and the file names say of one generation's translations: the review dates, per document
-    and per entry (YYYY-MM-DD), and which document translates which (`declared`: front matter or sidecar
-    `translation_of`; `named`: a language marker in only the translation's path)."""
+    and per entry (YYYY-MM-DD), the entries a revision mark keeps level (`revised`), and which document translates
+    which (`declared`: front matter or sidecar `translation_of`; `named`: a language marker in only the
+    translation's path)."""
 
     documents: dict[str, str] = field(default_factory=dict)
     entries: dict[str, str] = field(default_factory=dict)
+    revised: dict[str, str] = field(default_factory=dict)  # entry id → its revision mark, its partners unchanged since
     declared: dict[str, str] = field(default_factory=dict)  # translation's document id → its original's
     named: dict[str, str] = field(default_factory=dict)
 
@@ -90,8 +99,8 @@ class ReviewMarks:
 
     def to_json(self) -> str:
         """The marks as stored in the generation's Meta table."""
-        return json.dumps({"documents": self.documents, "entries": self.entries, "declared": self.declared,
-                           "named": self.named}, ensure_ascii=False, sort_keys=True)
+        return json.dumps({"documents": self.documents, "entries": self.entries, "revised": self.revised,
+                           "declared": self.declared, "named": self.named}, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | None) -> ReviewMarks:
@@ -103,7 +112,8 @@ class ReviewMarks:
         if not isinstance(loaded, dict):
             return cls()
         return cls(documents=_dates(loaded.get("documents")), entries=_dates(loaded.get("entries")),
-                   declared=_strings(loaded.get("declared")), named=_strings(loaded.get("named")))
+                   revised=_strings(loaded.get("revised")), declared=_strings(loaded.get("declared")),
+                   named=_strings(loaded.get("named")))
 
     def side(self, document_id: str, partner_document_id: str, own: History, partner: History) -> str:
         """Whether an entry is its pair's "original" or its "translation" ("" when nothing tells): what an
@@ -176,14 +186,22 @@ def review_date(value: object) -> str | None:
     return None
 
 
+def revision(value: object) -> str | None:
+    """A front matter value as a git commit (its sha, or 4 or more of its first hex digits, lower case), or None."""
+    if isinstance(value, str) and COMMIT.fullmatch(value.strip()):
+        return value.strip().lower()
+    return None  # an unquoted sha of digits only is a YAML number (or an octal one): not taken for a commit
+
+
 @dataclass
 class ReviewMark:
-    """A document's `reviewed` metadata as read: the whole document's date, the dates of some of its entries
-    (by position), and what could not be used."""
+    """A document's `reviewed` or `translation_of_commit` metadata as read: the whole document's value (a date, a
+    commit), the values of some of its entries (by position), and what could not be used."""
 
     document: str = ""
     entries: dict[int, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    key: str = REVIEWED_KEY  # as the document wrote it
 
 
 def read_review_mark(value: object, questions: Sequence[Sequence[str]]) -> ReviewMark:
@@ -193,32 +211,45 @@ def read_review_mark(value: object, questions: Sequence[Sequence[str]]) -> Revie
     `reviewed: 2026-11-21` marks the whole document reviewed that day; a mapping marks single entries,
     each key a question as written in the document (`"How do I …?": 2026-11-21`).
     """
-    mark = ReviewMark()
+    return _read_mark(REVIEWED_KEY, value, questions, review_date, "a date (2026-11-21)")
+
+
+def read_revision_mark(meta: Mapping[str, object], questions: Sequence[Sequence[str]]) -> ReviewMark:
+    """The `translation_of_commit` (or `default_lang_commit`) front matter / sidecar value of a document whose
+    entries ask `questions`: the commit of its original it was translated from or checked against, for the whole
+    document (`translation_of_commit: 3f2a9c1`) or per question (`"How do I …?": 3f2a9c1`)."""
+    key = next((key for key in REVISION_KEYS if key in meta), REVISION_KEYS[0])
+    return _read_mark(key, meta.get(key), questions, revision, "a git commit's sha, quoted (\"3f2a9c1\")")
+
+
+def _read_mark(key: str, value: object, questions: Sequence[Sequence[str]], parse: Callable[[object], str | None],
+               expected: str) -> ReviewMark:
+    """A mark for the whole document (a value `parse` reads) or a mapping of questions to such values."""
+    mark = ReviewMark(key=key)
     if value is None:
         return mark
-    date = review_date(value)
-    if date is not None:
-        mark.document = date
+    whole = parse(value)
+    if whole is not None:
+        mark.document = whole
         return mark
     if not isinstance(value, dict):
-        mark.problems.append(f"front matter `{REVIEWED_KEY}` must be a date (2026-11-21) or a mapping of questions "
-                             "to dates; ignored")
+        mark.problems.append(f"front matter `{key}` must be {expected} or a mapping of questions to such values; "
+                             "ignored")
         return mark
     positions: dict[str, list[int]] = {}
     for position, forms in enumerate(questions):
         for form in {_normal(text) for text in forms}:
             positions.setdefault(form, []).append(position)
-    for key, raw in value.items():
-        date = review_date(raw)
-        found = positions.get(_normal(str(key)), [])
-        if date is None:
-            mark.problems.append(f"`{REVIEWED_KEY}` of “{str(key)[:60]}”: {str(raw)[:40]!r} is not a date "
-                                 "(2026-11-21); ignored")
+    for question, raw in value.items():
+        parsed = parse(raw)
+        found = positions.get(_normal(str(question)), [])
+        if parsed is None:
+            mark.problems.append(f"`{key}` of “{str(question)[:60]}”: {str(raw)[:40]!r} is not {expected}; ignored")
         elif not found:
-            mark.problems.append(f"`{REVIEWED_KEY}`: no entry asks “{str(key)[:60]}”; ignored")
+            mark.problems.append(f"`{key}`: no entry asks “{str(question)[:60]}”; ignored")
         else:
             for position in found:
-                mark.entries[position] = max(mark.entries.get(position, ""), date)
+                mark.entries[position] = max(mark.entries.get(position, ""), parsed)
     return mark
 
 
@@ -241,17 +272,19 @@ def changes_of(history: History, versions: Sequence[tuple[str, str, bool]]) -> l
 
 
 def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (), partner_changes: Iterable[str] = (),
-                reviewed: str = "", side: str = "") -> tuple[str, str] | None:
+                reviewed: str = "", side: str = "", own_edits: Iterable[str] = ()) -> tuple[str, str] | None:
     """(since, the partner's last change) when an entry with history `own` fell behind its translation `partner`,
-    None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`), and
-    `reviewed` the entry's review date (YYYY-MM-DD), `side` whether the entry is the pair's "original" (never
-    behind) or its "translation" ("": the side that appeared later is the translation, `ReviewMarks.side`).
+    None when it did not. `own_changes` and `partner_changes` are when what each says changed (`changes_of`),
+    `own_edits` when the entry's text was edited at all (a word or two, its formatting), `reviewed` the entry's review
+    date (YYYY-MM-DD), `side` whether the entry is the pair's "original" (never behind) or its "translation" ("": the
+    side that appeared later is the translation, `ReviewMarks.side`).
 
     The pair's changes are read in time order from when both existed (a translation written later
     starts level with its original): a change of the original alone puts the translation behind (of
     either side alone, the other, when nothing tells which is the original); a change of the side that
-    is behind catches it up, and a translator's edit never puts the original behind; a change of both
-    in one ingest, or a review dated on or after the day of the partner's change, leaves both level.
+    is behind catches it up, and a translator's edit never puts the original behind; a change of the partner in
+    an ingest that edited the entry too (its editor had both in hand), or a review dated on or after the day of
+    the partner's change, leaves both level.
     """
     if side == "original" or (not side and own.first_seen < partner.first_seen):
         return None  # the original: its translation follows it, never the other way round
@@ -259,6 +292,7 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     start = max(own.first_seen, partner.first_seen)
     mine = {when for when in own_changes if when > start}
     theirs = {when for when in partner_changes if when > start}
+    edited = mine | set(own_edits)
     events = sorted(mine | theirs)
     if reviewed:
         events.append(f"{reviewed}~")  # the end of that day: after every change made on it
@@ -267,7 +301,7 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     for when in events:
         if when.endswith("~"):
             behind = "" if behind == "own" else behind
-        elif when in mine and when in theirs:
+        elif when in theirs and when in edited:
             behind = ""
         elif when in theirs:
             if behind == "partner":
@@ -281,6 +315,26 @@ def fell_behind(own: History, partner: History, own_changes: Iterable[str] = (),
     if behind != "own":
         return None
     return since, max(theirs)
+
+
+def judge_pair(own: str, partner: str, documents: tuple[str, str], histories: Mapping[str, History],
+               versions: Mapping[str, Sequence[tuple[str, str, bool]]], marks: ReviewMarks) -> tuple[str, str] | None:
+    """`fell_behind` for entry `own` of document `documents[0]` and its translation `partner` (of `documents[1]`),
+    from their histories and recorded versions (app/lineage.py) and the generation's `marks`; None when it did not
+    fall behind or either has no history yet.
+
+    An entry that says what its partner says (an untranslated copy, word for word) has nothing to catch up with,
+    nor one whose revision mark names a commit at which its partner said what it says now (`marks.revised`).
+    """
+    if own not in histories or partner not in histories:
+        return None  # not recorded by an ingest yet (a generation older than the history): nothing to say
+    mine, theirs = versions.get(own, ()), versions.get(partner, ())
+    if own in marks.revised or (mine and theirs and mine[-1][1] == theirs[-1][1]):
+        return None
+    side = marks.side(documents[0], documents[1], histories[own], histories[partner])
+    return fell_behind(histories[own], histories[partner], changes_of(histories[own], mine),
+                       changes_of(histories[partner], theirs), marks.on(own, documents[0]), side,
+                       [when for when, _, _ in mine])
 
 
 def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable[str] | None = None,
@@ -297,24 +351,20 @@ def find_outdated(session: Session, lineage: Lineage | None, entry_ids: Iterable
     entries = _entries(session, involved)
     histories = lineage.histories(involved)
     versions = lineage.versions(involved)
-    changes = {entry_id: changes_of(history, versions.get(entry_id, ())) for entry_id, history in histories.items()}
     marks = marks if marks is not None else review_marks(session)
     found: list[tuple[tuple[str, int, str], OutdatedTranslation]] = []
     for own, partner in pairs:
-        if own not in histories or partner not in histories or own not in entries or partner not in entries:
-            continue  # not recorded by an ingest yet (a generation older than the history): nothing to say
+        if own not in entries or partner not in entries:
+            continue
         this, other = entries[own], entries[partner]
-        reviewed = marks.on(own, this.document_id)
-        side = marks.side(this.document_id, other.document_id, histories[own], histories[partner])
-        behind = fell_behind(histories[own], histories[partner], changes.get(own, ()), changes.get(partner, ()),
-                             reviewed, side)
+        behind = judge_pair(own, partner, (this.document_id, other.document_id), histories, versions, marks)
         if behind is None:
             continue
         since, partner_changed = behind
         found.append(((this.document_path, this.position, partner), OutdatedTranslation(
             entry_id=own, lang=this.lang, document_id=this.document_id, document_path=this.document_path,
             question=this.title, partner_id=partner, partner_lang=other.lang, partner_question=other.title,
-            partner_changed=partner_changed, since=since, reviewed=reviewed)))
+            partner_changed=partner_changed, since=since, reviewed=marks.on(own, this.document_id))))
     return [item for _, item in sorted(found, key=lambda pair: pair[0])]
 
 

@@ -130,15 +130,19 @@ def git(repo: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
 
 
-def history(repo: Path, paths: Sequence[str]) -> list[Step]:
-    """Every commit that changed one of `paths` (renames followed), oldest first, with the files as they stood."""
+def history(repo: Path, paths: Sequence[str], first_parent: bool = False) -> list[Step]:
+    """Every commit that changed one of `paths` (renames followed), oldest first, with the files as they stood;
+    with `first_parent`, only the states the branch itself went through (a merge is one step)."""
     changes: dict[str, dict[str, str]] = {}  # commit → {file key: its path at that commit}
     times: dict[str, tuple[int, int]] = {}
+    # Commits of merged branches, in time order, interleave states that never stood together: a file as a branch
+    # left it, then as the mainline had it before the merge. Which side changed when is only real on one line.
+    lines = ["--first-parent"] if first_parent else []
     for key in paths:
         try:
-            log = git(repo, "log", "--follow", "--format=%x00%H %ct", "--name-only", "--", key).decode()
+            log = git(repo, "log", *lines, "--follow", "--format=%x00%H %ct", "--name-only", "--", key).decode()
         except subprocess.CalledProcessError:  # the mirror lacks a blob rename detection needs: this path only
-            log = git(repo, "log", "--format=%x00%H %ct", "--name-only", "--", key).decode()
+            log = git(repo, "log", *lines, "--format=%x00%H %ct", "--name-only", "--", key).decode()
         for record in log.split("\x00")[1:]:
             head, *names = [line for line in record.splitlines() if line.strip()]
             commit, time = head.split()

@@ -2,7 +2,9 @@
 
     python -m measure.outdated [--mirrors DIR] [--split dev|test|all] [--cases FILE]
 
-The files and commits are those of measure/identity.py (measure/identity_sources.tsv). Each commit
+The files are those of measure/identity.py (measure/identity_sources.tsv), and the commits those of the
+branch as a portal that serves it saw them: its first-parent line, where a merged branch is one step, the merge
+(commits of merged branches, in time order, interleave states that never stood together). Each commit
 is ingested in order as the portal does it: entries read, ids inherited from the previous commit's,
 translations paired (app/ingest/align.py, without the embedding model), the histories brought up to
 date in a real lineage file (app/lineage.py, the commit's index as the ingest time), and every
@@ -36,7 +38,7 @@ from app.ingest.align import LinkRules
 from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documents, read_documents
 from app.ingest.store import published
 from app.lineage import Lineage
-from app.outdated import ReviewMarks, changes_of, fell_behind, translation_sides
+from app.outdated import ReviewMarks, judge_pair, translation_sides
 from measure.identity import (
     Seen,
     Source,
@@ -99,7 +101,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
     previous_chains: list[int] = []
     next_chain = 0
     try:
-        for index, step in enumerate(history(repo, source.paths)):
+        for index, step in enumerate(history(repo, source.paths, first_parent=True)):
             write_step(step, content)
             documents = read_documents(content, IngestReport())
             if not documents:
@@ -130,7 +132,6 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             pairs += [(second, first) for first, second in pairs]
             ids = {current[k].version.id for pair in pairs for k in pair}
             histories, versions = lineage.histories(ids), lineage.versions(ids)
-            times = {id_: changes_of(history, versions.get(id_, ())) for id_, history in histories.items()}
             declared, named = translation_sides(
                 [(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
                 [(pair.first, pair.second) for pair in links.alignment.documents])
@@ -138,10 +139,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             flagged: dict[int, int] = {}
             for own, partner in pairs:
                 a, b = current[own].version, current[partner].version
-                if a.id not in histories or b.id not in histories:
-                    continue
-                side = marks.side(a.document_id, b.document_id, histories[a.id], histories[b.id])
-                if fell_behind(histories[a.id], histories[b.id], times.get(a.id, ()), times.get(b.id, ()), "", side):
+                if judge_pair(a.id, b.id, (a.document_id, b.document_id), histories, versions, marks):
                     flagged[chains[own]] = chains[partner]
             commits.append(Commit(step.commit, chains, current, [(chains[a], chains[b]) for a, b in pairs], changed,
                                   set(previous_chains), flagged))

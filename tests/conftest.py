@@ -7,6 +7,7 @@ import itertools
 import logging
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,3 +211,11 @@ def logging_as_it_was() -> Iterator[None]:
         logger.setLevel(level)
         logger.handlers[:] = handlers
         logger.propagate, logger.disabled = propagate, disabled
+
+
+def git(folder: Path, *args: str, day: str = "") -> str:
+    """Run git in `folder` as an editor would (commits dated `day` at noon UTC when given); its output."""
+    when = {"GIT_AUTHOR_DATE": f"{day}T12:00:00+00:00", "GIT_COMMITTER_DATE": f"{day}T12:00:00+00:00"} if day else {}
+    return subprocess.run(["git", "-C", str(folder), "-c", "user.name=Editor", "-c", "user.email=editor@example.org",
+                           "-c", "init.defaultBranch=main", *args], check=True, capture_output=True, text=True,
+                          env={**os.environ, **when}).stdout

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from app.main import create_app
 from app.models import SearchHit
 from app.queries import Reader
 from app.web.inprocess import InProcessClient
-from tests.conftest import ids_by_question, settings_for
+from tests.conftest import git, ids_by_question, settings_for
 
 INSTALL = ("How do I install the portal?", "Run `make install` in a clean clone; it creates `.venv` with the pinned "
            "dependencies and installs the project in editable mode.")
@@ -243,13 +241,6 @@ def test_an_entry_shows_when_it_appeared_when_it_changed_and_its_earlier_questio
         assert f"Earlier asked as: <q lang=\"en\">{INSTALL[0]}</q>" in page
 
 
-def _git(folder: Path, *args: str, day: str = "") -> None:
-    when = {"GIT_AUTHOR_DATE": f"{day}T12:00:00+00:00", "GIT_COMMITTER_DATE": f"{day}T12:00:00+00:00"} if day else {}
-    subprocess.run(["git", "-C", str(folder), "-c", "user.name=Editor", "-c", "user.email=editor@example.org",
-                    "-c", "init.defaultBranch=main", *args], check=True, capture_output=True,
-                   env={**os.environ, **when})
-
-
 def _histories(settings: Settings) -> dict[str, tuple[str, str]]:
     """Ingest; each entry's (first seen, changed) days by question."""
     ids = ids_by_question(settings)
@@ -260,13 +251,13 @@ def _histories(settings: Settings) -> dict[str, tuple[str, str]]:
 
 def test_in_a_git_repository_a_new_entry_s_history_starts_when_its_lines_were_committed(settings: Settings) -> None:
     content = settings.content_dir
-    _git(content, "init", "-q")
+    git(content, "init", "-q")
     write(settings, "faq.md", {"Setup": [INSTALL, PORT]})
-    _git(content, "add", "faq.md")
-    _git(content, "commit", "-qm", "FAQ", day="2024-01-10")
+    git(content, "add", "faq.md")
+    git(content, "commit", "-qm", "FAQ", day="2024-01-10")
     write(settings, "faq.md", {"Setup": [INSTALL, (PORT[0], PORT[1] + " Ports below 1024 need root.")]})
-    _git(content, "commit", "-qam", "ports", day="2024-03-05")
-    _git(content, "checkout", "-q", "--detach")  # a detached HEAD reads the same
+    git(content, "commit", "-qam", "ports", day="2024-03-05")
+    git(content, "checkout", "-q", "--detach")  # a detached HEAD reads the same
     write(settings, "notes.md", {"Ops": [LOGS]})  # never committed: its history starts with the ingest
     today = Lineage.now()[:10]
     histories = _histories(settings)
@@ -282,22 +273,22 @@ def test_a_shallow_clone_or_a_repository_without_commits_starts_histories_at_the
         settings: Settings, tmp_path: Path) -> None:
     origin = tmp_path / "origin"
     origin.mkdir()
-    _git(origin, "init", "-q")
+    git(origin, "init", "-q")
     (origin / "faq.md").write_text("# Portal FAQ\n\n## Setup\n\n### " + INSTALL[0] + "\n\n" + INSTALL[1] + "\n",
                                    encoding="utf-8")
-    _git(origin, "add", "faq.md")
-    _git(origin, "commit", "-qm", "FAQ", day="2024-01-10")
+    git(origin, "add", "faq.md")
+    git(origin, "commit", "-qm", "FAQ", day="2024-01-10")
     (origin / "more.md").write_text("# More\n\n### " + PORT[0] + "\n\n" + PORT[1] + "\n", encoding="utf-8")
-    _git(origin, "add", "more.md")
-    _git(origin, "commit", "-qm", "more", day="2024-02-10")
+    git(origin, "add", "more.md")
+    git(origin, "commit", "-qm", "more", day="2024-02-10")
     content = settings.content_dir
     content.rmdir()
-    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(content))  # every line: the boundary's
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", str(content))  # every line: the boundary's
     today = Lineage.now()[:10]
     assert set(_histories(settings).values()) == {(today, today)}  # the commit that wrote them is not known
 
     empty = settings.model_copy(update={"content_dir": tmp_path / "empty", "data_dir": tmp_path / "data-empty"})
     empty.content_dir.mkdir()
-    _git(empty.content_dir, "init", "-q")  # a repository with no history yet
+    git(empty.content_dir, "init", "-q")  # a repository with no history yet
     write(empty, "faq.md", {"Setup": [PORT]})
     assert _histories(empty) == {PORT[0]: (today, today)}

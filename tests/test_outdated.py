@@ -19,6 +19,7 @@ from app.outdated import (
 )
 from app.report import build_report, current_reader
 from app.web.inprocess import InProcessClient
+from tests.conftest import git
 from tests.conftest import ids_by_question as ingest
 
 EN = [("How do I install the portal?", "Run `make install` in a clean clone; it creates `.venv` and installs "
@@ -40,6 +41,12 @@ def write(settings: Settings, name: str, entries: list[tuple[str, str]], front: 
     head = f"---\n{front}\n---\n" if front else ""
     body = "".join(f"### {question}\n\n{answer}\n\n" for question, answer in entries)
     (settings.content_dir / name).write_text(f"{head}# Portal FAQ\n\n{body}", encoding="utf-8")
+
+
+def revision_warnings(settings: Settings) -> list[tuple[str, str]]:
+    """Ingest; the warnings about revision marks (`translation_of_commit`, `default_lang_commit`)."""
+    report = run_ingest(settings, progress=False)
+    return [(path, message) for path, message in report.warnings if "_commit`" in message]
 
 
 def outdated(settings: Settings) -> list[tuple[str, str, str, str]]:
@@ -138,6 +145,99 @@ def test_a_review_date_on_or_after_the_change_clears_the_mark(settings: Settings
     assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
 
 
+def test_a_translation_edited_in_the_ingest_that_changed_its_original_stays_level(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    # One commit: the English answer gains a sentence; its Chinese translation only gets a character changed. Whoever
+    # made it had both in hand (apache/seatunnel's "writing dead" → "hardcoding" beside a v1 → V1 in both files).
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    write(settings, "faq.zh.md", [(ZH[0][0], ZH[0][1].replace("它会创建", "它将创建")), ZH[1]])
+    ingest(settings)
+    assert outdated(settings) == []
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, EN[1]])  # the English alone, later: behind again
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
+def test_an_entry_left_untranslated_is_never_behind_the_original_it_copies(settings: Settings) -> None:
+    # The Chinese file carries the port entry in English, copied from the English file's next version
+    # (chaos-mesh/website's i18n copies): when the English file reaches that text, the two say the same thing.
+    write(settings, "faq.md", [EN[0], (EN[1][0], EN[1][1].replace("; the address is printed when it starts", ""))])
+    write(settings, "faq.zh.md", [ZH[0], EN[1]])
+    ingest(settings)
+    write(settings, "faq.md", EN)
+    ingest(settings)
+    assert outdated(settings) == []
+    write(settings, "faq.md", [EN[0], (EN[1][0], EN[1][1].replace("8080", "9090"))])  # the copy is behind now
+    ingest(settings)
+    assert [(item.document_path, item.question) for item in outdated_translations(settings)] == [
+        ("faq.zh.md", EN[1][0])]
+
+
+def test_a_revision_mark_clears_the_notice_while_the_original_entry_says_what_it_said_at_that_commit(
+        settings: Settings) -> None:
+    content = settings.content_dir
+    git(content, "init", "-q")
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    git(content, "add", ".")
+    git(content, "commit", "-qm", "FAQ and its translation", day="2026-11-01")
+    first = git(content, "rev-parse", "HEAD").strip()
+    ids = ingest(settings)
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    git(content, "commit", "-qam", "install on Windows", day="2026-11-02")
+    second = git(content, "rev-parse", "--short", "HEAD").strip()
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    # Translated from the first commit: the English install entry changed since.
+    write(settings, "faq.zh.md", ZH, front=f"translation_of_commit: {first}")
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    # Checked against the second (abbreviated, as OpenTelemetry's key): level, in the report too.
+    write(settings, "faq.zh.md", ZH, front=f'default_lang_commit: "{second}"')
+    assert revision_warnings(settings) == []
+    assert outdated(settings) == []
+    with current_reader(settings, semantic=False) as reader:
+        assert build_report(reader, settings).section("outdated").findings == []
+    with InProcessClient(create_app(settings)) as client:
+        assert client.get(f"/api/v1/entries/{ids[ZH[0][0]]}").json()["outdated"] is None
+    # The English entry changes again (not committed yet): what the mark names is no longer what it says.
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, EN[1]])
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    # Per question, in a sidecar: only the entry named is level.
+    write(settings, "faq.md", [INSTALL_EN_DOCKER, (EN[1][0], EN[1][1].replace("8080", "9090"))])
+    git(content, "commit", "-qam", "docker, and another port", day="2026-11-03")
+    third = git(content, "rev-parse", "HEAD").strip()
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0], ZH[1][0]]
+    (content / "faq.zh.md.meta.yml").write_text(f'translation_of_commit:\n  "{ZH[1][0]}": "{third}"\n',
+                                                encoding="utf-8")
+    ingest(settings)
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+
+
+def test_a_revision_mark_git_cannot_check_is_named_by_the_ingest_and_ignored(settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ingest(settings)
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    write(settings, "faq.zh.md", ZH, front='translation_of_commit: "3f2a9c1"')
+    assert revision_warnings(settings) == [  # not a git work tree
+        ("faq.zh.md", "`translation_of_commit` ignored: the content folder is not a git work tree")]
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    git(settings.content_dir, "init", "-q")
+    git(settings.content_dir, "add", ".")
+    git(settings.content_dir, "commit", "-qm", "FAQ")
+    assert revision_warnings(settings) == [  # a commit git does not know
+        ("faq.zh.md", "`translation_of_commit` ignored: git knows no commit 3f2a9c1 here")]
+    assert [item[0] for item in outdated(settings)] == [ZH[0][0]]
+    for value in ("1234567", "[3f2a9c1]", "not-a-commit"):  # a number, a list, words: never taken for a commit
+        write(settings, "faq.zh.md", ZH, front=f"translation_of_commit: {value}")
+        assert [path for path, _ in revision_warnings(settings)] == ["faq.zh.md"]
+
+
 def test_a_changed_translation_never_makes_its_original_outdated_unless_declared_the_other_way(
         settings: Settings) -> None:
     write(settings, "faq.md", EN)
@@ -215,6 +315,8 @@ def test_fell_behind_reads_the_pair_s_changes_in_time_order() -> None:
     assert fell_behind(h("1", "1"), h("1", "3"), [], ["2", "3"]) == ("2", "3")
     assert fell_behind(h("1", "2"), h("1", "3"), ["2"], ["2", "3"]) == ("3", "3")  # both at 2, the partner at 3
     assert fell_behind(h("1", "3"), h("1", "3"), ["3"], ["3"]) is None  # both in one ingest
+    assert fell_behind(h("1", "3"), h("1", "3"), [], ["3"], own_edits=["3"]) is None  # a word of it too
+    assert fell_behind(h("1", "3"), h("1", "3"), [], ["3"], own_edits=["2"]) == ("3", "3")
     assert fell_behind(h("1", "1"), h("2", "2")) is None  # the partner only appeared
     assert fell_behind(h("1", "1"), h("1", "3")) is None  # no change given
     # The translator catches up (own change at 3): neither side is behind, the original is not made outdated.

@@ -61,3 +61,30 @@ def test_a_translation_that_fell_behind_and_caught_up_is_a_correct_prediction(tm
     assert (tally.events, tally.found) == (1, 1)
     assert len(tally.pairs) == 2
     assert [sorted(commit.flagged) for commit in commits] == [[], [], [3], [3], []]  # the Chinese port entry
+
+
+def test_a_merged_branch_is_replayed_as_the_branch_it_was_merged_into_saw_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _commit(repo, "docs/faq.md", EN, "English")
+    _commit(repo, "docs/faq.zh.md", ZH, "Chinese translation")
+    en_port = EN.replace("`--port 8080`", "`--port 9090` (8080 is taken by the proxy)")
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "topic"], check=True)
+    _commit(repo, "docs/faq.md", en_port, "the port changes, on a branch")
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "main"], check=True)
+    _commit(repo, "docs/faq.md", EN.replace("# FAQ", "# Frequently asked questions"), "meanwhile on main")
+    when = f"2026-01-{next(DAYS):02d}T12:00:00+00:00"
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "-q",
+                    "--no-edit", "topic"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
+    _commit(repo, "docs/faq.zh.md", ZH.replace("`--port 8080`", "`--port 9090`（8080 已被代理占用）"), "caught up")
+    commits = replay_source(repo, Source("test", "local/repo", ("docs/faq.md", "docs/faq.zh.md")), tmp_path / "work")
+    # The branch's commit was never a state of main (whose English port entry would then have gone back to 8080 with
+    # the next commit of main): the port changes with the merge, the 4th step.
+    main = subprocess.run(["git", "-C", str(repo), "rev-list", "--first-parent", "--reverse", "main"],
+                          capture_output=True, text=True, check=True).stdout.split()
+    assert [commit.commit for commit in commits] == main
+    tally = judge("local/repo", commits)
+    assert [sorted(commit.flagged) for commit in commits] == [[], [], [], [3], []]
+    assert (tally.predictions, tally.correct, tally.open) == (1, 1, 0)
+    assert (tally.events, tally.found) == (1, 1)

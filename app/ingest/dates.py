@@ -4,6 +4,9 @@ the file has uncommitted edits) its modification time. One `git log` for the who
 And when an entry's lines were written, for an entry the portal has never served (its history then starts
 from git, not from the day of the first ingest): one `git blame` per file holding such entries, within a
 time budget.
+
+And a document as it stood at a commit a translator names (`translation_of_commit`, app/outdated.py), within
+the same budget as one git command.
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ BLAME_SECONDS = 30  # every `git blame` of one ingest together; past it, new ent
 
 
 def _git(folder: Path, *args: str, seconds: float = GIT_SECONDS) -> str | None:
+    done = _git_bytes(folder, *args, seconds=seconds)
+    return None if done is None else done.decode("utf-8", "replace")
+
+
+def _git_bytes(folder: Path, *args: str, seconds: float = GIT_SECONDS) -> bytes | None:
     try:
-        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=seconds,
-                              check=False)
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, timeout=seconds, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -128,3 +135,30 @@ def _line_times(blame: str) -> list[int | None]:
 
 def _iso(seconds: int) -> str:
     return dt.datetime.fromtimestamp(seconds, dt.UTC).isoformat(timespec="seconds")
+
+
+def files_at(folder: Path, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes | str]:
+    """Files of `folder` as they stood at commits: for each wanted (commit, path relative to `folder`), its bytes, or
+    why git gives none (a sentence: not a git work tree, a commit git does not know, the file not in it, or past
+    GIT_SECONDS for them all)."""
+    wanted = sorted(set(wanted))
+    if not wanted:
+        return {}
+    deadline = time.monotonic() + GIT_SECONDS
+    if _git(folder, "rev-parse", "--show-toplevel") is None:
+        return dict.fromkeys(wanted, "the content folder is not a git work tree")
+    found: dict[tuple[str, str], bytes | str] = {}
+    full: dict[str, str | None] = {}
+    for commit, path in wanted:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            found[(commit, path)] = f"not looked up: git took over {GIT_SECONDS} s"
+            continue
+        if commit not in full:
+            named = _git(folder, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", seconds=left)
+            full[commit] = named.strip() if named else None
+        sha = full[commit]
+        data = None if sha is None else _git_bytes(folder, "cat-file", "blob", f"{sha}:./{path}", seconds=left)
+        found[(commit, path)] = data if data is not None else (
+            f"git knows no commit {commit} here" if sha is None else f"{path} is not in commit {commit}")
+    return found

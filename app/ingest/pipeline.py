@@ -19,7 +19,7 @@ from app.config import Settings
 from app.generations import ingest_turn
 from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
 from app.ingest.anchors import Glossary, extract_anchors
-from app.ingest.dates import change_dates
+from app.ingest.dates import change_dates, files_at
 from app.ingest.dictionary import dictionary_lexicon
 from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
@@ -46,8 +46,16 @@ from app.ingest.store import (
     return_free_memory,
     store_generation,
 )
+from app.lineage import substance
 from app.models import IngestNote
-from app.outdated import REVIEWED_KEY, ReviewMark, ReviewMarks, read_review_mark, translation_sides
+from app.outdated import (
+    REVIEWED_KEY,
+    ReviewMark,
+    ReviewMarks,
+    read_review_mark,
+    read_revision_mark,
+    translation_sides,
+)
 from app.search.embedding import ModelSlot, question_cosines
 
 MEGABYTE = 1024 * 1024
@@ -112,6 +120,7 @@ class ReadDocument:
     structure: list[SectionDecision] = field(default_factory=list)  # how segmentation read each section
     reading: str = ""  # what segmentation took the whole document to be (an FAQ, where its questions stand)
     reviewed: ReviewMark = field(default_factory=ReviewMark)  # the translator's review dates (app/outdated.py)
+    revision: ReviewMark = field(default_factory=ReviewMark)  # the commits of its original it translates
 
 
 def html_to_text(fragment: str) -> str:
@@ -177,9 +186,10 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     if progress:
         tqdm.write(f"linking the translations and related entries of {len(documents)} documents …")
     links = link_documents(documents, glossary, rules, meaning)
-    sides = translation_sides([(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
-                              [(pair.first, pair.second) for pair in links.alignment.documents])
-    batch = _build_batch(documents, links, report, sides)
+    declared, named = translation_sides([(d.id, d.source.relative_path, d.lang, d.translation_of) for d in documents],
+                                        [(pair.first, pair.second) for pair in links.alignment.documents])
+    marks = ReviewMarks(declared=declared, named=named, revised=revised_entries(folder, documents, links, report))
+    batch = _build_batch(documents, links, report, marks)
     batch.glossary = glossary
     batch.lexicon = _mined_lexicon(batch)
     return batch, vanished
@@ -309,6 +319,64 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
     return Links(alignment, related_entries(relatable, translations))
 
 
+def revised_entries(folder: Path, documents: Sequence[ReadDocument], links: Links,
+                    report: IngestReport) -> dict[str, str]:
+    """The entries a revision mark (`translation_of_commit`) keeps level with their translation partners: those whose
+    every partner says what it said at the commit named, in its document as git has it then (entry id → commit).
+    A mark git cannot check (not a git work tree, a commit it does not know) is named in `report` and ignored."""
+    marked = [doc for doc in documents if doc.revision.document or doc.revision.entries]
+    if not marked:
+        return {}
+    by_id = {doc.id: doc for doc in documents}
+    paired: dict[str, set[str]] = defaultdict(set)  # document id → the paths of the documents paired with it
+    for pair in links.alignment.documents:
+        paired[pair.first].add(by_id[pair.second].source.relative_path)
+        paired[pair.second].add(by_id[pair.first].source.relative_path)
+    commits = {entry_id: doc.revision.entries.get(position, doc.revision.document)
+               for doc in marked for position, entry_id in enumerate(doc.entry_ids)}
+    wanted: dict[str, set[tuple[str, str]]] = {}  # marked document id → (commit, path) of the documents it translates
+    for doc in marked:
+        if not paired[doc.id]:
+            report.warnings.append((doc.source.relative_path, f"`{doc.revision.key}`: no document here is the one it "
+                                    "translates; ignored"))
+        wanted[doc.id] = {(commit, path) for commit in {commits[entry_id] for entry_id in doc.entry_ids} - {""}
+                          for path in paired[doc.id]}
+    by_path = {doc.source.relative_path: doc for doc in documents}
+    said_then = {(commit, path): _said(by_path[path].source, data)
+                 for (commit, path), data in files_at(folder, set().union(*wanted.values())).items()}
+    for doc in marked:
+        problems = sorted({why for key, why in said_then.items() if key in wanted[doc.id] and isinstance(why, str)})
+        if problems:
+            report.warnings.append((doc.source.relative_path, f"`{doc.revision.key}` ignored: {'; '.join(problems)}"))
+    partners: dict[str, list[str]] = defaultdict(list)
+    for entry_pair in links.alignment.entries:
+        partners[entry_pair.first].append(entry_pair.second)
+        partners[entry_pair.second].append(entry_pair.first)
+    entries = {entry_id: (doc.source.relative_path, parsed)
+               for doc in documents for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True)}
+
+    def said_at(commit: str, partner: str) -> bool:
+        path, parsed = entries[partner]
+        then = said_then.get((commit, path))
+        return isinstance(then, set) and substance(parsed.title, parsed.answer_markdown) in then
+
+    return {entry_id: commit for entry_id, commit in commits.items()
+            if commit and partners[entry_id] and all(said_at(commit, partner) for partner in partners[entry_id])}
+
+
+def _said(source: SourceFile, data: bytes | str) -> set[str] | str:
+    """What the entries of a document's earlier version say (their substances, app/lineage.py), or why not."""
+    if isinstance(data, str):
+        return data
+    try:
+        then = document_from_bytes(source, data, IngestReport())
+    except Exception as exc:  # noqa: BLE001  (an old version that fails to read must not stop the ingest)
+        return f"{source.relative_path} at that commit cannot be read ({type(exc).__name__})"
+    if then is None:
+        return f"{source.relative_path} at that commit cannot be decoded"
+    return {substance(entry.title, entry.answer_markdown) for entry in then.entries}
+
+
 def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
     """One document read, decoded, repaired and segmented; None (and a line in `report`) if unreadable."""
     try:
@@ -323,6 +391,12 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
             f"{max(size, len(data)) / MEGABYTE:.1f} MB, over the {MAX_DOCUMENT_BYTES // MEGABYTE} MB a document may "
             "have (reading one takes about 60 times its size in memory); split it into smaller files")))
         return None
+    return document_from_bytes(source, data, report)
+
+
+def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport) -> ReadDocument | None:
+    """A document decoded, repaired and segmented from its bytes (`source` names it and finds its sidecar); None
+    (and a line in `report`) if they cannot be decoded."""
     try:
         decoded = decode_bytes(data)
     except DecodeError as exc:
@@ -351,8 +425,9 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
     for key, problem in _odd_metadata(meta).items():
         report.warnings.append((source.relative_path, problem))
         meta.pop(key)
-    reviewed = read_review_mark(meta.get(REVIEWED_KEY), [(e.question, e.title) for e in parsed.entries])
-    report.warnings.extend((source.relative_path, problem) for problem in reviewed.problems)
+    questions = [(e.question, e.title) for e in parsed.entries]
+    reviewed, revision = read_review_mark(meta.get(REVIEWED_KEY), questions), read_revision_mark(meta, questions)
+    report.warnings.extend((source.relative_path, problem) for problem in reviewed.problems + revision.problems)
     lang = str(meta.get("lang") or language_from_name(source.relative_path)
                or detect_language(front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
@@ -372,7 +447,7 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
         not_translation_of=_paths(meta.get("not_translation_of")),
         entries=parsed.entries, entry_ids=_entry_ids(doc_id, parsed.entries),
         entry_langs=[entry_language(f"{e.question}\n{e.answer_markdown}", lang) for e in parsed.entries],
-        repair=repair, structure=parsed.decisions, reading=parsed.reading, reviewed=reviewed,
+        repair=repair, structure=parsed.decisions, reading=parsed.reading, reviewed=reviewed, revision=revision,
     )
 
 
@@ -435,7 +510,7 @@ def _content_root(source: SourceFile) -> Path:
 
 
 def _build_batch(documents: list[ReadDocument], links: Links, report: IngestReport,
-                 sides: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> Batch:
+                 marks: ReviewMarks | None = None) -> Batch:
     """The rows of the new generation; `documents` is emptied as their rows are built.
 
     A document read holds its parsed entries and segmentation beside the text its rows share:
@@ -444,7 +519,7 @@ def _build_batch(documents: list[ReadDocument], links: Links, report: IngestRepo
     urls = {d.source.relative_path: f"/documents/{d.id}" for d in documents}
     changed = change_dates(_content_root(documents[0].source), (d.source.path for d in documents)) if documents else {}
     batch = Batch(documents=[], entries=[], entry_links=[], document_links=[], notes=[])
-    marks = ReviewMarks(declared=sides[0], named=sides[1])
+    marks = marks if marks is not None else ReviewMarks()
     documents.reverse()  # popped from the end, in reading order
     while documents:
         doc = documents.pop()

@@ -158,7 +158,8 @@ INTERFACE: dict[str, dict[str, Any]] = {
             "untranslated": ("Untranslated entries", "Entries with no translation in the other language."),
             "outdated": ("Translations that fell behind",
                          "Entries whose translation changed after them: the other language and the day it last "
-                         "changed. A translator clears one by editing it or with a `reviewed:` date."),
+                         "changed. A translator clears one by editing it, with a `reviewed:` date or with the "
+                         "`translation_of_commit:` of the original it was checked against."),
             "unhelpful": ("Entries readers found unhelpful",
                           "At least as many readers said \u201cnot helpful\u201d as \u201chelpful\u201d, with "
                           "their latest comments."),
@@ -305,8 +306,8 @@ INTERFACE: dict[str, dict[str, Any]] = {
         "report_sections": {
             "untranslated": ("未翻译的条目", "没有另一种语言译文的条目。"),
             "outdated": ("可能过时的译文",
-                         "另一种语言的版本在其之后修改过的条目：列出该语言及其最后修改日期。译者修改译文或写上 "
-                         "`reviewed:` 日期即可清除。"),
+                         "另一种语言的版本在其之后修改过的条目：列出该语言及其最后修改日期。译者修改译文、写上 "
+                         "`reviewed:` 日期或所核对原文的 `translation_of_commit:` 即可清除。"),
             "unhelpful": ("读者认为没有帮助的条目",
                           "认为“没有帮助”的读者不少于认为“有帮助”的读者，附最新评论。"),
             "zero-results": ("没有结果的搜索",
