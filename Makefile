@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
-	eval-fresh eval-fresh3 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
+	eval-fresh eval-fresh3 eval-fresh4 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
 
 # Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -126,6 +126,8 @@ eval-cross: eval-real-content
 		--cache $(EVAL_FRESH)/data/vectors.db
 	$(BIN)/python -m measure.crosslang eval/queries-fresh3.tsv eval/fresh3 --compare --work $(EVAL_FRESH3)/cross \
 		--cache $(EVAL_FRESH3)/data/vectors.db
+	$(BIN)/python -m measure.crosslang eval/queries-fresh4.tsv eval/fresh4 --compare --work $(EVAL_FRESH4)/cross \
+		--cache $(EVAL_FRESH4)/data/vectors.db
 
 # A third set over five more projects' FAQs (eval/fresh3/, see eval/queries-fresh3.SOURCES.md): a check on
 # settings chosen on the two sets above.
@@ -136,6 +138,16 @@ eval-fresh3: install
 	$(EVAL_IN_FRESH3) $(BIN)/faq ingest --quiet > /dev/null
 	$(EVAL_IN_FRESH3) $(BIN)/faq embed --quiet
 	$(EVAL_IN_FRESH3) $(BIN)/faq eval eval/queries-fresh3.tsv --compare
+
+# A fourth set over four more projects' FAQs (eval/fresh4/, see eval/queries-fresh4.SOURCES.md): for checking,
+# not for tuning.
+EVAL_FRESH4 := $(or $(TMPDIR),/tmp)/faq-eval-fresh4
+EVAL_IN_FRESH4 := FAQ_DATA_DIR=$(EVAL_FRESH4)/data FAQ_CONTENT_DIR=$(EVAL_FRESH4)/content
+eval-fresh4: install
+	rm -rf $(EVAL_FRESH4)/content && mkdir -p $(EVAL_FRESH4) && cp -r eval/fresh4 $(EVAL_FRESH4)/content
+	$(EVAL_IN_FRESH4) $(BIN)/faq ingest --quiet > /dev/null
+	$(EVAL_IN_FRESH4) $(BIN)/faq embed --quiet
+	$(EVAL_IN_FRESH4) $(BIN)/faq eval eval/queries-fresh4.tsv --compare
 
 # The project's own style fixtures; a gold corpus laid out the same way with CORPUS=DIR.
 CORPUS ?= tests/fixtures/styles
