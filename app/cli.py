@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import socket
 import sys
@@ -663,6 +664,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(command, f"stopped (Ctrl+C){after}", EXIT_INTERRUPTED)
     except _Stopped:
         return _fail(command, f"stopped (SIGTERM){after}", EXIT_TERMINATED)
+    except BrokenPipeError:  # `faq inspect … | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return 0
 
 
 def _run(arguments: Sequence[str]) -> int:

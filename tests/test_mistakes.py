@@ -353,3 +353,20 @@ def test_a_full_disk_fails_the_ingest_in_one_line_and_keeps_serving(tmp_path: Pa
             out, err = process.communicate(timeout=20)
     assert f"only 0 MB free on the disk of {disk / 'data'}: serving the data it holds" in out
     assert "Traceback" not in err
+
+
+def test_output_cut_short_by_its_reader_is_no_error(tmp_path: Path) -> None:
+    big = tmp_path / "content" / "faq.md"
+    big.parent.mkdir()
+    big.write_text("# FAQ\n\n" + "".join(f"## Why does step {k} fail?\n\nRetry step {k}.\n\n" for k in range(3000)),
+                   encoding="utf-8")
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("FAQ_")}
+    env = {**clean, "FAQ_CONTENT_DIR": str(big.parent), "FAQ_DATA_DIR": str(tmp_path / "data")}
+    # `faq inspect faq.md | head -1`: the reader goes after one line, with 300 KB still to come
+    with subprocess.Popen([sys.executable, "-m", "app.cli", "inspect", str(big)], env=env, cwd=REPO / "tests",
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"faq.md")
+        process.stdout.close()
+        error = process.stderr.read().decode()
+        assert process.wait(timeout=120) == EXIT_OK and error == ""
