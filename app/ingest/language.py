@@ -50,3 +50,16 @@ def language_from_name(relative_path: str) -> str | None:
         elif re.search(r"(?:^|[._-])(?:en|en[_-]us)(?:[._-]|$)", part):
             return "en"
     return None
+
+
+LANGUAGE_MARK = re.compile(r"(?:^|[._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw)|en|en[_-]us)$", re.IGNORECASE)
+
+
+def name_from_path(relative_path: str) -> str:
+    """A document's name from its file name, for a document no heading names: words of the stem without its
+    language mark (`common-issues-in-deployment.md` → "Common issues in deployment", `faq_zh.md` → "FAQ")."""
+    stem = relative_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    words = " ".join(re.split(r"[\s_-]+", LANGUAGE_MARK.sub("", stem))).strip()
+    if not words:
+        return stem
+    return "FAQ" if words.lower() == "faq" else words[0].upper() + words[1:]

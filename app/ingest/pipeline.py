@@ -25,7 +25,7 @@ from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.identity import Vanished, Version, inherit_ids
 from app.ingest.ids import document_id, entry_id, path_digest
-from app.ingest.language import detect_language, entry_language, language_from_name
+from app.ingest.language import detect_language, entry_language, language_from_name, name_from_path
 from app.ingest.lexicon import mine_lexicon, pair_texts
 from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
@@ -417,7 +417,7 @@ def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport) -
         if error:
             report.warnings.append((source.relative_path, error))
     meta = {**front.metadata, **sidecar}
-    fallback_title = Path(source.relative_path).stem
+    fallback_title = name_from_path(source.relative_path)
     declared_title = meta.get("title") if isinstance(meta.get("title"), str) else ""
     parsed = segment_markdown(front.body, fallback_title=fallback_title, hint=meta.get("entries"),
                               file_name=source.relative_path, title=str(declared_title))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.ingest.language import detect_language, language_from_name
+from app.ingest.language import detect_language, language_from_name, name_from_path
 
 
 @pytest.mark.parametrize(("text", "lang"), [
@@ -34,3 +34,11 @@ def test_entry_language_follows_its_document_unless_prose_says_otherwise() -> No
     english = "Exec docker\n\nWithin the Docker container, we can only perform the following steps to run it."
     assert entry_language(english, "zh") == "en"
     assert entry_language("FSDP 如何处理混合的梯度要求？需要在单元级别而不是模型层级别执行冻结。", "en") == "zh"
+
+
+@pytest.mark.parametrize(("path", "name"), [
+    ("apollo/en/common-issues-in-deployment.md", "Common issues in deployment"), ("faq.zh.md", "FAQ"),
+    ("FAQ_zh.md", "FAQ"), ("docs/troubleshooting.md", "Troubleshooting"), ("常见问题.md", "常见问题"),
+])
+def test_a_document_is_named_by_its_file_without_its_language_mark(path: str, name: str) -> None:
+    assert name_from_path(path) == name

@@ -127,6 +127,17 @@ def test_segment_swift_restarting_numbers_stay_distinct_entries(shared: Path) ->
     assert sum(q.startswith("Q1:") for q in questions) == 6
 
 
+def test_a_document_whose_headings_all_ask_is_named_by_its_file_not_its_first_question() -> None:
+    apollo_like = "### 1. What is Apollo?\n\nA configuration centre.\n\n### 2. What is a cluster?\n\nA group.\n"
+    doc = segment_markdown(apollo_like, fallback_title="FAQ")
+    assert doc.title == "FAQ" and [e.title for e in doc.entries] == ["What is Apollo?", "What is a cluster?"]
+    one_question = segment_markdown("## How do I install it?\n\nRun `pip install`.\n", fallback_title="install")
+    assert one_question.title == "How do I install it?"  # a page of one question is named by it
+    headed = segment_markdown("## Deployment\n\n### Why is the port busy?\n\nStop the other server.\n\n"
+                              "### Why is it slow?\n\nAdd memory.\n", fallback_title="FAQ")
+    assert headed.title == "Deployment"  # a heading that names its questions names the document
+
+
 def test_segment_breadcrumb_never_repeats_the_document_title() -> None:
     doc = segment_markdown((CONTENT / "llama-recipes-faq.en.md").read_text(encoding="utf-8"))
     assert doc.title == "FAQ"

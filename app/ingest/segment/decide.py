@@ -179,6 +179,10 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
         document.notes.append(f"{len(unreadable)} question(s) with no readable text (line "
                               f"{', '.join(str(e.line) for e in unreadable[:5])}) left in the document, not entries")
     document.entries.sort(key=lambda e: e.line)
+    named_by = next((s for s in all_sections if s.heading is not None and s.title == document.title), None)
+    if len(document.entries) > 1 and named_by is not None and \
+            any(e.line == named_by.heading_line + 1 for e in document.entries):
+        document.title = fallback_title or document.title  # its first heading asks a question: an entry, not a name
     document.decisions += [
         SectionDecision(title=s.title, line=s.heading_line + 1, chosen=_out_of_scope(scope_note))
         for s in all_sections if not s.in_scope and s.heading is not None]
