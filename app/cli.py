@@ -310,6 +310,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     say(f"open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)")
     try:
         uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers, proxy_headers=True,
+                    http="app.web.http:NoDelayProtocol",
                     log_config=logging_config(log_format), access_log=False)  # ours: app/web/operations.py
     except (_Stopped, KeyboardInterrupt) as stop:  # uvicorn has shut down and passes the signal on
         if log_format != "json":
