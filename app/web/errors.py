@@ -128,6 +128,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI's answer to a body it could not decode (bytes that are not UTF-8, JSON nested too deep): a body
+            # that is not JSON is 422 (`json_invalid`), and the schema promises 422 for what cannot be used.
+            return problem(request, 422, f"body: cannot be read as JSON ({type(exc.__cause__).__name__}); send UTF-8 "
+                                         'JSON such as {"q": "CUDA out of memory"}')
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"nothing at {shortened(request.url.path)}"
