@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from app.db import DataStore
-from app.queries import MAX_QUERY_LENGTH
+from app.limits import MAX_QUERY_LENGTH, MAX_REQUEST_TARGET
 from app.web.errors import problem
 from app.web.strings import UI_COOKIE, interface_language
 
@@ -34,9 +34,6 @@ SHORT = "public, max-age=300"  # an unversioned (or stale) static URL: check bac
 REVALIDATE = "no-cache"  # pages and API: keep, but ask (If-None-Match) before every use
 NO_ETAG_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics", "/favicon.ico")
 PAGE_PREFIXES = ("/search", "/entries/", "/documents/")  # HTML whose words follow the reader's language
-# The longest request target a reader can need: the longest query, every character four UTF-8 bytes
-# percent-encoded (12 bytes each), and room for the other parameters. Anything longer is refused (414).
-MAX_REQUEST_TARGET = 12 * MAX_QUERY_LENGTH + 2048
 
 
 def _digest(data: bytes) -> str:
