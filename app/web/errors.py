@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -171,8 +172,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(IndexDamaged)
     async def index_damaged(request: Request, exc: IndexDamaged) -> Response:
-        # The data store notices it too: the next request is served from the newest good generation.
+        # The data store notices it too: the next request is served from the newest good generation, in this
+        # process and (told now) in the other workers.
         log.error("the search index proved damaged on %s: %s", request.url.path, exc)
+        await run_in_threadpool(request.app.state.store.note_damage)
         return problem(request, 503, "the search index proved damaged while serving; the previous good data is "
                                      "served from now on: try again (`faq reindex` rebuilds it)",
                        headers={"Retry-After": "1"})
