@@ -1,11 +1,12 @@
 """One slow search must not make the others wait: an ordinary search's time alone and beside a hostile one.
 
-`python -m measure.beside [ROUNDS] [--workers N]` ingests `content/` into a scratch folder, starts
-`faq serve --workers N` (default 1; result cache off, lexical) and times an ordinary search ROUNDS times
-(default 40) alone, then ROUNDS times while another process sends the hostile search (`'a' × 4000`, one
-word as long as a query may be) back to back, three times each by turns. It prints the medians and p90s
-and the ratio (issue 28 asks for at most 1.5×), then the same beside the ordinary search itself: what any
-busy neighbour costs; and the load average before and after (the machine may be shared).
+`python -m measure.beside [ROUNDS] [--workers N] [--phases P]` ingests `content/` into a scratch folder,
+starts `faq serve --workers N` (default 1; result cache off, lexical) and times an ordinary search ROUNDS
+times (default 40) alone, then ROUNDS times while another process sends the hostile search (`'a' × 4000`,
+one word as long as a query may be) back to back, P times each by turns (default 3). It prints the
+medians and p90s and the ratio (issue 28 asks for at most 1.5×), then the same beside the ordinary
+search itself: what any busy neighbour costs; and the load average before and after (the machine may
+be shared).
 
 Each client keeps one connection, and the kernel gives a new connection to whichever worker takes it
 first: with several workers the hammer (a new process and connection each phase) and the timed searches
@@ -86,6 +87,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m measure.beside", description=__doc__.splitlines()[0])
     parser.add_argument("rounds", nargs="?", type=int, default=40, help="searches timed per phase (default 40)")
     parser.add_argument("--workers", type=int, default=1, help="faq serve --workers (default 1)")
+    parser.add_argument("--phases", type=int, default=3, help="turns of alone and beside (default 3)")
     args = parser.parse_args()
     rounds = args.rounds
     load = os.getloadavg()[0]
@@ -95,11 +97,11 @@ def main() -> int:
                             workers=args.workers) as server:
             with httpx.Client(base_url=server.base, timeout=60) as client:
                 hostile = statistics.median(timed(client, HOSTILE, 5))
-            rows = {name: beside(server.base, rounds, path) for name, path in
+            rows = {name: beside(server.base, rounds, path, args.phases) for name, path in
                     (("'a' x 4000", HOSTILE), ("itself (control)", ORDINARY))}
     print(f"faq serve --workers {args.workers}; load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
     print(f"'a' x 4000 alone: median of 5 {hostile:.1f} ms")
-    print(f"'CUDA out of memory' ({rounds * 3} times each way), ms:")
+    print(f"'CUDA out of memory' ({rounds * args.phases} times each way), ms:")
     print(f"{'beside, sent back to back':<28} {'alone p50/p90':>15} {'beside p50/p90':>16} {'ratio p50':>10}  by phase")
     for name, turns in rows.items():
         alone, near = [ms for turn in turns for ms in turn[0]], [ms for turn in turns for ms in turn[1]]
