@@ -211,7 +211,7 @@ def analyse(text: str, for_query: bool = False) -> Iterator[Term]:
 
 def shorten_words(text: str) -> str:
     """`text` with each word or run of Chinese characters longer than MAX_WORD_LENGTH cut to that length."""
-    if len(text) <= MAX_WORD_LENGTH:
+    if max(map(len, text.split()), default=0) <= MAX_WORD_LENGTH:  # a word holds no space: most queries end here
         return text
     return LONG_WORD.sub(lambda match: match.group()[:MAX_WORD_LENGTH], text)
 
