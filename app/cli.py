@@ -267,6 +267,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from app.generations import NO_DATA_ADVICE, current_name, describe_failure, is_sqlite, lacks_rights
+    from app.limits import MAX_REQUEST_HEAD
     from app.logs import logging_config
     from app.startup import claim_watch, free_space_problem, listen_problem, watcher_pid, writable_problem
 
@@ -311,6 +312,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     say(f"open http://{shown}:{args.port}/ in a browser (API docs at /docs; Ctrl+C stops)")
     try:
         uvicorn.run("app.main:app", host=args.host, port=args.port, workers=args.workers, proxy_headers=True,
+                    http="app.web.http:NoDelayProtocol", h11_max_incomplete_event_size=MAX_REQUEST_HEAD,
                     log_config=logging_config(log_format), access_log=False)  # ours: app/web/operations.py
     except (_Stopped, KeyboardInterrupt) as stop:  # uvicorn has shut down and passes the signal on
         if log_format != "json":

@@ -30,6 +30,7 @@ from whoosh.searching import Searcher
 from app.config import Settings
 from app.generations import (
     COMPLETE_MARKER,
+    DAMAGED_MARKER,
     NO_DATA_ADVICE,
     REBUILD_ADVICE,
     Generation,
@@ -191,6 +192,19 @@ def _touch(searcher: Searcher) -> None:
         list(reader.postings(name, term).all_ids())
 
 
+def _marked_damaged(target: Generation) -> bool:
+    """Whether a server process found `target`'s index damaged while serving it (a stat)."""
+    return os.path.exists(target.directory / DAMAGED_MARKER)
+
+
+def _damage_noted(target: Generation) -> str | None:
+    """Why a server process found `target`'s index damaged while serving it, if one did."""
+    try:
+        return (target.directory / DAMAGED_MARKER).read_text(encoding="utf-8").strip() or "IndexDamaged"
+    except OSError:
+        return None
+
+
 class DataStore:
     """Opens the current generation and follows the pointer when an ingest publishes another."""
 
@@ -226,9 +240,9 @@ class DataStore:
             name, self.pointer_problem = (self._polled_name(), None) if self._server else read_current(self.settings)
             if name is None:
                 raise NoDataError(f"no data yet: {NO_DATA_ADVICE}")
-            if self._snapshot is not None and self._snapshot.search.damaged:
-                # A search found it damaged while serving: never open it again in this process.
-                self._damaged[self._snapshot.generation.name] = f"IndexDamaged: {self._snapshot.search.damaged}"
+            if self._snapshot is not None and (why := self._found_damaged(self._snapshot)) is not None:
+                # A search found it damaged while serving, here or in another process: never open it again.
+                self._damaged[self._snapshot.generation.name] = why
             if self._snapshot is None or self._snapshot.generation.name not in (name, self.fallback_for(name)) \
                     or self._snapshot.generation.name in self._damaged:
                 if not self._index_ready(name):
@@ -246,8 +260,29 @@ class DataStore:
             return self._snapshot
 
     def _still_good(self, snapshot: Snapshot, stamp: object) -> bool:
-        """Whether `snapshot` is still the one to serve: the pointer has not moved and no search found it damaged."""
-        return stamp == self._pointer_stamp and not snapshot.search.damaged
+        """Whether `snapshot` is still the one to serve: the pointer has not moved and no search found it damaged,
+        in this process or another serving the same data folder."""
+        return (stamp == self._pointer_stamp and not snapshot.search.damaged
+                and not _marked_damaged(snapshot.generation))
+
+    def _found_damaged(self, snapshot: Snapshot) -> str | None:
+        """Why a search found `snapshot` damaged: in this process, or in another (its DAMAGED file)."""
+        if snapshot.search.damaged:
+            return f"IndexDamaged: {snapshot.search.damaged}"
+        return _damage_noted(snapshot.generation)
+
+    def note_damage(self) -> None:
+        """Tell the other server processes of this data folder that a search found the current generation damaged,
+        so that none searches it again (each found it out with a failed search of its own)."""
+        snapshot = self._snapshot
+        if snapshot is None or not snapshot.search.damaged:
+            return
+        try:
+            (snapshot.generation.directory / DAMAGED_MARKER).write_text(
+                f"IndexDamaged: {snapshot.search.damaged}\n", encoding="utf-8")
+        except OSError as exc:  # a read-only data folder: each process finds it out for itself, as before
+            log.warning("cannot mark generation %s damaged for the other server processes: %s",
+                        snapshot.generation.name, exc)
 
     def _retire(self, old: Snapshot) -> None:
         """Close `old` once requests that started on it are surely done, not under their feet.
@@ -263,13 +298,14 @@ class DataStore:
         self._retired = [*keep, (now, old)]
 
     def open_snapshot(self) -> Snapshot | None:
-        """The current snapshot if it is open and the pointer has not moved: no I/O beyond a stat.
+        """The current snapshot if it is open, no search found it damaged and the pointer has not moved: no I/O beyond
+        two stats.
 
         On a server database, only while the last poll of the pointer row is recent: asking
         the database is for the thread pool, not the event loop.
         """
         snapshot = self._snapshot
-        if snapshot is None or snapshot.search.damaged:
+        if snapshot is None or snapshot.search.damaged or _marked_damaged(snapshot.generation):
             return None
         if self._server:
             polled = self._polled
@@ -315,8 +351,9 @@ class DataStore:
         """Open generation `name`; if it is damaged, the newest complete generation that is not."""
         problems: list[str] = []
         for candidate in [name, *(other for other in complete_generations(self.settings) if other != name)]:
-            if candidate in self._damaged:
-                problems.append(f"{candidate}: {self._damaged[candidate]}")
+            why = self._damaged.get(candidate) or _damage_noted(generation(self.settings, candidate))
+            if why is not None:
+                problems.append(f"{candidate}: {why}")
                 continue
             snapshot = None
             with warnings.catch_warnings():

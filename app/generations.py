@@ -38,6 +38,7 @@ POINTER_NAME = "CURRENT"
 DATABASE_FILE = "faq.db"  # a generation's SQLite file, in its folder
 KEEP_GENERATIONS = 3
 COMPLETE_MARKER = "COMPLETE"  # written once a generation is built and verified
+DAMAGED_MARKER = "DAMAGED"  # why a server found the generation's index damaged while serving it
 BUILDER_MARKER = "BUILDING"  # the pid of the ingest building it
 SCHEMA_PREFIX = "gen_"
 POINTER_TABLE = "public.current_generation"

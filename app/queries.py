@@ -43,7 +43,6 @@ from app.search.paste import is_paste, read_paste
 from app.search.ranking import Match
 
 LANGUAGES = ("en", "zh")
-MAX_QUERY_LENGTH = 4000
 GROUP_WINDOW = 100  # matches examined for translation pairs before a page is cut
 MAX_RELATED = 5  # related entries shown with an entry
 MAX_HIGHLIGHT = 200  # characters of a search highlighted on the entry it led to

@@ -1,14 +1,17 @@
 """Damage while serving: the current generation's index truncated under a running server.
 
-`python -m measure.live_damage [REQUESTS]` ingests `content/` twice into a scratch folder (two
-generations), starts `faq serve`, searches a little, truncates every segment file of the current
-generation's index, then sends REQUESTS searches (default 500), each for a word not searched before
-so its postings must be read from the damaged files, and prints the statuses before and after the
-first failed request (0: the server dropped the connection) and what `/readyz` says before and after.
+`python -m measure.live_damage [REQUESTS] [--workers N]` ingests `content/` twice into a scratch folder
+(two generations), starts `faq serve --workers N` (default 1), searches a little, truncates every segment
+file of the current generation's index, then sends REQUESTS searches (default 500; as many as the seeds
+have distinct words), each for a word not searched before so its postings must be read from the damaged
+files, and prints the statuses before and after the first failed request (0: the server dropped the
+connection) and what `/readyz` says before and after. With several workers each search is a new
+connection, so that every worker meets the damage.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import tempfile
@@ -48,7 +51,11 @@ def truncate_segments(index_dir: Path) -> int:
 
 def main() -> int:
     """Print the table."""
-    requests = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+    parser = argparse.ArgumentParser(prog="python -m measure.live_damage", description=__doc__.splitlines()[0])
+    parser.add_argument("requests", nargs="?", type=int, default=500, help="searches after the damage (default 500)")
+    parser.add_argument("--workers", type=int, default=1, help="faq serve --workers (default 1)")
+    args = parser.parse_args()
+    requests = args.requests
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(content_dir=ROOT / "content", data_dir=Path(data), database_url="")
         run_ingest(settings, progress=False)
@@ -56,8 +63,10 @@ def main() -> int:
         served = current_name(settings)
         assert served is not None
         words = words_of_content(requests + 5)
-        with running_server({"FAQ_DATA_DIR": data, "FAQ_SEARCH_CACHE_SIZE": "0"}) as server, \
-                httpx.Client(base_url=server.base, timeout=30) as client:
+        with running_server({"FAQ_DATA_DIR": data, "FAQ_SEARCH_CACHE_SIZE": "0"}, ready_path="/readyz",
+                            workers=args.workers) as server, \
+                httpx.Client(base_url=server.base, timeout=30,
+                             headers={"Connection": "close"} if args.workers > 1 else None) as client:
             before = [status_of(client, word) for word in words[:5]]
             ready_before = client.get("/readyz").json()
             cut = truncate_segments(generation(settings, served).index_dir)
@@ -65,6 +74,7 @@ def main() -> int:
             ready_after = client.get("/readyz")
     first_failure = next((n for n, status in enumerate(statuses) if status >= 500 or status == 0), None)
     after_first = Counter(statuses[first_failure + 1:] if first_failure is not None else statuses)
+    print(f"faq serve --workers {args.workers}")
     print(f"searches before the damage: {dict(Counter(before))}; /readyz {ready_before['status']} "
           f"(generation {ready_before['generation']})")
     print(f"damage: {cut} segment file(s) of generation {served} truncated to 100 bytes while serving")

@@ -29,7 +29,7 @@ class LocalServer(NamedTuple):
 
     base: str
     cold: float  # seconds from process start until the ready path answered 2xx
-    pid: int
+    pid: int  # with several workers, their supervisor's
 
     def resident_megabytes(self) -> float:
         """The server's resident memory now (Linux: /proc), in MB."""
@@ -40,26 +40,34 @@ class LocalServer(NamedTuple):
 
 @contextmanager
 def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
-                   timeout: float = 60.0) -> Iterator[LocalServer]:
+                   timeout: float = 60.0, workers: int = 1) -> Iterator[LocalServer]:
     """Yield the server once `ready_path` answers 2xx.
 
     It searches by words only unless `env` says FAQ_SEMANTIC=true (then its data's vectors should be made
-    first: a server making them in the background would measure the model, not the search).
+    first: a server making them in the background would measure the model, not the search). With several
+    `workers`, each poll is a new connection (the kernel hands it to any worker), and 4 per worker must answer
+    in a row, so that every worker has most likely started.
     """
     port = free_port()
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
+                                "--workers", str(workers)],
                                cwd=ROOT, env={**os.environ, "FAQ_SEMANTIC": "false", **env},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    needed, in_a_row = (1 if workers == 1 else 4 * workers), 0
     try:
-        with httpx.Client(timeout=5) as client:
+        with httpx.Client(timeout=5, headers={"Connection": "close"} if workers > 1 else None) as client:
             while True:
                 try:
                     answer = client.get(base + ready_path)
                     if answer.status_code != 503:  # 503: still starting (loading its index and model)
                         answer.raise_for_status()
-                        break
+                        in_a_row += 1
+                        if in_a_row == needed:
+                            break
+                        continue
+                    in_a_row = 0
                     if time.perf_counter() - started > timeout:
                         raise RuntimeError(f"faq serve was not ready within {timeout:.0f} s: {answer.text}")
                     time.sleep(0.02)

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -25,14 +26,26 @@ from measure.localserver import ROOT, running_server
 LONG_ID = "x" * 10_000  # within the longest request target the portal answers (about 50 KB)
 
 
-def raw_get(base: str, target: str) -> tuple[int, int]:
-    """Status and body size of `GET target`, sent as written over a socket (httpx refuses URLs over 64 KB)."""
+def raw_get(base: str, target: str, pause_after: int | None = None) -> tuple[int, int]:
+    """Status and body size of `GET target`, sent as written over a socket (httpx refuses URLs over 64 KB); status 0
+    when the server closed the connection without an answer.
+
+    With `pause_after`, the request's first that many bytes are sent, and the rest a tenth of a second later: the
+    server has read the first part by then, as it does when a long request crosses a network in pieces.
+    """
     host, port = base.removeprefix("http://").split(":")
+    request = f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+    answer = b""
     with socket.create_connection((host, int(port)), timeout=60) as connection:
-        connection.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        answer = b""
-        while chunk := connection.recv(65536):
-            answer += chunk
+        try:
+            connection.sendall(request[:pause_after])
+            if pause_after is not None:
+                time.sleep(0.1)
+                connection.sendall(request[pause_after:])
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except (ConnectionResetError, BrokenPipeError):
+            return 0, 0
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split()[1]), len(body)
 
@@ -48,11 +61,13 @@ def probes(base: str) -> list[tuple[str, str]]:
         status, size = raw_get(base, path)
         rows.append((f"GET {path[:path.index('x')]}<{len(LONG_ID):,}-character id>", f"HTTP {status}, {size:,} bytes"))
     longest_query = quote("显" * 4000)  # the longest query the API takes, every character percent-encoded
-    for what, path in (("100 KB request line", "/search?q=" + "a" * 100_000), ("100 KB path", "/" + "x" * 100_000),
-                       (f"the longest query ({len(longest_query):,}-byte request line)",
-                        "/api/v1/search?q=" + longest_query)):
-        status, size = raw_get(base, path)
-        rows.append((f"GET {what}", f"HTTP {status}, {size:,} bytes"))
+    longest = "/api/v1/search?q=" + longest_query
+    for what, path, pause_after in (
+            ("100 KB request line", "/search?q=" + "a" * 100_000, None), ("100 KB path", "/" + "x" * 100_000, None),
+            (f"the longest query ({len(longest_query):,}-byte request line)", longest, None),
+            ("the longest query, first 20 KB 0.1 s before the rest", longest, 20_000)):
+        status, size = raw_get(base, path, pause_after)
+        rows.append((f"GET {what}", f"HTTP {status}, {size:,} bytes" if status else "connection closed, no answer"))
     return rows
 
 

@@ -152,12 +152,16 @@ def test_every_cli_option_says_what_it_does_and_its_default() -> None:
 def test_faq_serve_says_where_to_open_the_portal(env: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     import uvicorn
+    from uvicorn.importer import import_from_string
+
+    from app.web.http import NoDelayProtocol
 
     started: dict[str, object] = {}
     monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: started.update(kwargs))
     assert main(["serve", "--port", "8123"]) == EXIT_OK
     assert "open http://127.0.0.1:8123/ in a browser" in capsys.readouterr().out
     assert started["port"] == 8123
+    assert import_from_string(str(started["http"])) is NoDelayProtocol  # tests/web/test_http.py: why
 
 
 def test_the_bundled_sample_passes_its_own_check(env: Path, monkeypatch: pytest.MonkeyPatch,

@@ -177,7 +177,11 @@ def _prepare_batch(folder: Path, report: IngestReport, progress: bool, meaning: 
     read are let go as their rows are built."""
     documents = read_documents(folder, report, progress)
     if not documents:
-        raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt); nothing was changed")
+        # A folder whose only file is too large must say so: "no readable documents" alone hid why.
+        why = "".join(f"; skipped {path}: {reason}" for path, reason in report.skipped[:1])
+        more = f" (and {len(report.skipped) - 1} more skipped)" if len(report.skipped) > 1 else ""
+        raise IngestError(f"no readable documents under {folder} (.md, .markdown, .txt){why}{more}; nothing was "
+                          "changed")
     vanished = inherit_previous_ids(documents, previous, report)
     glossary, problems = read_glossary(folder)
     report.warnings.extend((GLOSSARY_FILE, problem) for problem in problems)

@@ -14,7 +14,7 @@ from whoosh.qparser import MultifieldParser
 from whoosh.query import And, ConstantScoreQuery, Or, Phrase, Query, Term
 from whoosh.searching import Results, Searcher
 
-from app.search.analysis import query_terms
+from app.search.analysis import query_terms, shorten_words
 from app.search.clauses import (
     CODE_FIELDS,
     CODE_LIKE,
@@ -176,7 +176,9 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
     when its results are the ones returned). The words of a typed query that no entry holds are named.
     Only the work on the index is done holding `turn` (the generation's searcher is not shared):
     reading a paste and spelling English words are not, so other searches need not wait on them.
+    Each word is read up to MAX_WORD_LENGTH characters (`shorten_words`).
     """
+    text = shorten_words(text)
     text = ISSUE_TEMPLATE.sub("", text).strip() or text
     fields: Fields = CODE_FIELDS if CODE_LIKE.search(text) else SEARCH_FIELDS
     context = phrase = ""

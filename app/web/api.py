@@ -15,8 +15,9 @@ from sqlmodel import Session
 
 from app.db import DataStore, NoDataError
 from app.generations import REBUILD_ADVICE
+from app.limits import MAX_QUERY_LENGTH
 from app.models import DocumentBrief, DocumentDetail, EntryDetail, Health, Problem, Readiness, SearchPage
-from app.queries import MAX_QUERY_LENGTH, Reader
+from app.queries import Reader
 from app.search.engine import Mode
 from app.search.paste import MAX_PASTE_LENGTH
 from app.web.deps import ReaderDep, get_store

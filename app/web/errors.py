@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -128,6 +129,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI's answer to a body it could not decode (bytes that are not UTF-8, JSON nested too deep): a body
+            # that is not JSON is 422 (`json_invalid`), and the schema promises 422 for what cannot be used.
+            return problem(request, 422, f"body: cannot be read as JSON ({type(exc.__cause__).__name__}); send UTF-8 "
+                                         'JSON such as {"q": "CUDA out of memory"}')
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"nothing at {shortened(request.url.path)}"
@@ -166,8 +172,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(IndexDamaged)
     async def index_damaged(request: Request, exc: IndexDamaged) -> Response:
-        # The data store notices it too: the next request is served from the newest good generation.
+        # The data store notices it too: the next request is served from the newest good generation, in this
+        # process and (told now) in the other workers.
         log.error("the search index proved damaged on %s: %s", request.url.path, exc)
+        await run_in_threadpool(request.app.state.store.note_damage)
         return problem(request, 503, "the search index proved damaged while serving; the previous good data is "
                                      "served from now on: try again (`faq reindex` rebuilds it)",
                        headers={"Retry-After": "1"})

@@ -1,4 +1,5 @@
-"""HTTP plumbing: security headers, HEAD on every GET route, fingerprinted static files, ETags.
+"""HTTP plumbing: security headers, HEAD on every GET route, fingerprinted static files, ETags, and the
+server's HTTP/1.1 protocol with Nagle's algorithm off.
 
 The middleware is plain ASGI (no per-request task, and whole responses stay whole, so gzip
 can set Content-Length); its one blocking call, `DataStore.current()`, runs in the thread
@@ -7,7 +8,9 @@ pool like the handlers' own reads.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import socket
 from functools import lru_cache
 from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
@@ -19,9 +22,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from app.db import DataStore
-from app.queries import MAX_QUERY_LENGTH
+from app.limits import MAX_QUERY_LENGTH, MAX_REQUEST_TARGET
 from app.web.errors import problem
 from app.web.strings import UI_COOKIE, interface_language
 
@@ -30,9 +34,6 @@ SHORT = "public, max-age=300"  # an unversioned (or stale) static URL: check bac
 REVALIDATE = "no-cache"  # pages and API: keep, but ask (If-None-Match) before every use
 NO_ETAG_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics", "/favicon.ico")
 PAGE_PREFIXES = ("/search", "/entries/", "/documents/")  # HTML whose words follow the reader's language
-# The longest request target a reader can need: the longest query, every character four UTF-8 bytes
-# percent-encoded (12 bytes each), and room for the other parameters. Anything longer is refused (414).
-MAX_REQUEST_TARGET = 12 * MAX_QUERY_LENGTH + 2048
 
 
 def _digest(data: bytes) -> str:
@@ -207,3 +208,19 @@ class ConditionalGet:
             await send(message)
 
         await self.app(scope, receive, tagged)
+
+
+class NoDelayProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with TCP_NODELAY set on every connection.
+
+    `--workers N` serves on a socket uvicorn binds itself without naming TCP, so asyncio leaves Nagle's
+    algorithm on (uvicorn issue 3149): each answer's body then waited for the client's delayed ACK, and
+    every request on a kept-alive connection took 40 ms more than with one worker.
+    """
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as H11Protocol
+        """Turn Nagle's algorithm off, then take the connection as uvicorn does."""
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        super().connection_made(transport)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from app.queries import LANGUAGES, MAX_QUERY_LENGTH
+from app.limits import MAX_QUERY_LENGTH
+from app.queries import LANGUAGES
 from app.search.paste import MAX_PASTE_LENGTH
 from app.web.errors import BadRequest
 

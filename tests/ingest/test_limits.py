@@ -33,6 +33,21 @@ def test_a_document_over_the_size_limit_is_skipped_with_what_to_do(tmp_path: Pat
     assert "documents:          1" in out and current_name(settings) is not None
 
 
+def test_a_folder_whose_only_document_is_over_the_limit_says_why_nothing_was_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    content = tmp_path / "content"
+    content.mkdir()
+    block = b"## Why?\n\nBecause.\n\n"
+    (content / "dump.md").write_bytes(block * (MAX_DOCUMENT_BYTES // len(block) + 1))
+    settings = settings_for(tmp_path, content)
+    monkeypatch.setattr(cli, "get_settings", lambda: settings)
+    assert cli.main(["ingest", "--quiet"]) == 1
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("faq ingest: no readable documents under") and "\n" not in said
+    assert "skipped dump.md: 16.0 MB, over the 16 MB a document may have" in said and "split it" in said
+    assert current_name(settings) is None
+
+
 def _every_document_against_every_other(self: align._Pairing) -> None:
     """Content pairing as it was before candidates came from shared anchors: the reference."""
     free = [d for d in self.documents if self._free(d) and d.entries]

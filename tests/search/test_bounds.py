@@ -142,3 +142,30 @@ def test_a_snippet_looks_for_matches_only_near_the_start_of_a_huge_answer() -> N
     snippet = make_snippet(answer, ["cuda"])
     assert snippet.startswith("filler words.") and "<mark>" not in snippet and snippet.endswith("…")
     assert "<mark>cuda</mark>" in make_snippet("the cuda answer " * 70_000, ["cuda"])
+
+
+def test_a_query_word_is_read_up_to_its_bound() -> None:
+    from app.search.analysis import MAX_WORD_LENGTH, shorten_words
+
+    path = "examples/sharding-jdbc-example/" * 7  # 217 characters: the longest word of the labelled queries
+    assert shorten_words(path) == path
+    assert shorten_words("a" * 4000) == "a" * MAX_WORD_LENGTH
+    assert shorten_words("ａ" * 4000) == "ａ" * MAX_WORD_LENGTH  # full-width letters are letters too
+    assert shorten_words("显" * 4000) == "显" * MAX_WORD_LENGTH
+    assert shorten_words(f"CUDA {'a' * 300} 显存{'存' * 300}x") == f"CUDA {'a' * 256} 显存{'存' * 254}x"
+    assert shorten_words(("a" * 256 + " ") * 15) == ("a" * 256 + " ") * 15
+
+
+def test_a_search_reads_no_more_of_a_long_word_than_its_bound(engine: SearchEngine,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.search import ranking
+    from app.search.analysis import MAX_WORD_LENGTH
+
+    read: list[str] = []
+    read_pasted = ranking.read_pasted
+    monkeypatch.setattr(ranking, "read_pasted", lambda text: read.append(text) or read_pasted(text))
+    for word in ("a" * 4000, "显" * 4000):
+        assert engine.search(word, None, 10).total == 0
+        assert read.pop() == word[:MAX_WORD_LENGTH]  # was the whole word, read by every pattern of the search
+    long, cut = engine.search("CUDA " + "a" * 3990, None, 10), engine.search("CUDA " + "a" * 256, None, 10)
+    assert long.total > 0 and long == cut

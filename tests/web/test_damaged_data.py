@@ -131,6 +131,27 @@ def test_an_index_damaged_while_serving_is_noticed_and_the_previous_generation_s
     assert new in ready["note"] and "changed while served" in ready["note"] and "faq reindex" in ready["note"]
 
 
+def test_a_damage_one_worker_found_spares_the_other_workers_a_failed_search(tmp_path: Path) -> None:
+    settings, _, old = _two_generations(tmp_path)
+    content = settings.content_dir / "more.md"  # an index larger than what a file's read buffer holds
+    content.write_text("# More\n\n" + "".join(f"## Why word{n}?\n\nNew answer word{n}.\n\n" for n in range(400)),
+                       encoding="utf-8")
+    new = run_ingest(settings, progress=False).generation
+    with InProcessClient(create_app(settings)) as first, InProcessClient(create_app(settings)) as second:
+        for client in (first, second):
+            assert client.get("/api/v1/search", params={"q": "why"}).json()["total"] > 1
+        _damage_index(settings, new)
+        statuses = [first.get("/api/v1/search", params={"q": f"word{n}"}).status_code for n in range(0, 400, 40)]
+        assert 503 in statuses, statuses
+        # Each worker failed a search of its own before it knew; now the first one's finding tells the others.
+        found = [second.get("/api/v1/search", params={"q": f"word{n}"}) for n in range(1, 400, 40)]
+        ready = second.get("/readyz").json()
+    assert [response.status_code for response in found] == [200] * len(found)
+    assert ready["status"] == "degraded" and ready["generation"] == old and "changed while served" in ready["note"]
+    with InProcessClient(create_app(settings)) as restarted:  # a worker started later never opens it either
+        assert restarted.get("/readyz").json()["generation"] == old
+
+
 def test_a_read_error_in_unchanged_files_marks_the_index_damaged(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     import struct

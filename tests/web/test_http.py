@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import re
 import shutil
+import socket
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -13,12 +15,16 @@ from unittest.mock import patch
 
 import pytest
 from fastapi.routing import APIRoute
+from starlette.types import Receive, Scope, Send
+from uvicorn.config import Config
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.web import pages
-from app.web.http import IMMUTABLE, SHORT
+from app.web.http import IMMUTABLE, SHORT, NoDelayProtocol
 from app.web.inprocess import InProcessClient
 from app.web.suggest import Title, TitleIndex
 from tests.conftest import CONTENT, REPO, settings_for
@@ -366,3 +372,31 @@ def test_suggest_offers_searches_readers_often_made_after_the_titles(tmp_path: P
     assert "zero3 nothing" not in completions  # found nothing: no use suggesting it
     i = completions.index("zero3 offload nvme tips")
     assert descriptions[i] == "search" and urls[i] == "/search?q=zero3+offload+nvme+tips"
+
+
+async def _nodelay_of_an_accepted_connection(protocol: type[H11Protocol]) -> int:
+    """TCP_NODELAY of a connection `protocol` took on a socket bound as `faq serve --workers N` binds it."""
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        raise AssertionError("no request is sent")
+
+    config = Config(app, host="127.0.0.1", port=0, http=protocol)
+    config.load()
+    state = ServerState()
+    server = await asyncio.get_running_loop().create_server(
+        lambda: protocol(config=config, server_state=state, app_state={}), sock=config.bind_socket())
+    _, writer = await asyncio.open_connection("127.0.0.1", server.sockets[0].getsockname()[1])
+    try:
+        while not state.connections:
+            await asyncio.sleep(0.01)
+        (taken,) = state.connections
+        return int(taken.transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+    finally:
+        writer.close()
+        server.close()
+
+
+def test_every_connection_has_nagle_off_on_the_socket_uvicorn_binds_for_several_workers() -> None:
+    # uvicorn's own protocol leaves it on there (its issue 3149): each answer then waited 40 ms for a delayed ACK.
+    # When this first line fails, uvicorn sets it itself and NoDelayProtocol can go.
+    assert asyncio.run(_nodelay_of_an_accepted_connection(H11Protocol)) == 0
+    assert asyncio.run(_nodelay_of_an_accepted_connection(NoDelayProtocol)) == 1

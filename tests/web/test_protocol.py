@@ -6,9 +6,11 @@ from urllib.parse import quote
 
 import pytest
 
-from app.queries import MAX_QUERY_LENGTH
-from app.web.http import MAX_REQUEST_TARGET
+from app.config import Settings
+from app.limits import MAX_QUERY_LENGTH, MAX_REQUEST_HEAD, MAX_REQUEST_TARGET
 from app.web.inprocess import InProcessClient
+from measure.localserver import running_server
+from measure.protocol import raw_get
 
 UNDECLARED = ("POST", "PUT", "DELETE", "PATCH")
 
@@ -55,3 +57,22 @@ def test_the_longest_query_a_reader_may_send_still_fits(client: InProcessClient)
     longest = quote("\U00020000" * MAX_QUERY_LENGTH)  # four UTF-8 bytes each, every one percent-encoded
     assert client.get("/api/v1/search?q=" + longest).status_code == 200
     assert client.get("/search?q=" + longest).status_code == 200
+
+
+def test_faq_serve_reads_the_longest_query_when_it_arrives_in_pieces(seeded: Settings) -> None:
+    longest = "/api/v1/search?q=" + quote("\U00020000" * MAX_QUERY_LENGTH)
+    with running_server({"FAQ_DATA_DIR": str(seeded.data_dir)}) as server:
+        # Its first 20 KB read alone: h11 refused a head that long before it was whole (400, or the connection cut).
+        assert raw_get(server.base, longest, pause_after=20_000)[0] == 200
+        assert raw_get(server.base, "/" + "x" * (MAX_REQUEST_HEAD + 1), pause_after=MAX_REQUEST_HEAD + 1)[0] in (0, 400)
+
+
+@pytest.mark.parametrize("body", [b"\x8e\x1c\xc4\x935\xfa\xff\x17y\x12", b"[" * 100_000])
+def test_a_body_that_cannot_be_decoded_is_the_documented_422(client: InProcessClient, body: bytes) -> None:
+    # Bytes that are not UTF-8 (found by schemathesis), and JSON nested deeper than Python's recursion: FastAPI says
+    # 400, which the schema does not list for the operation.
+    documented = client.get("/openapi.json").json()["paths"]["/api/v1/search"]["post"]["responses"]
+    response = client.post("/api/v1/search", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "422" in documented
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["detail"].startswith("body: cannot be read as JSON")

@@ -1,0 +1,39 @@
+"""measure/beside.py and its server: several workers, and a ratio for each phase with the load it was taken under."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.ingest.pipeline import run_ingest
+from measure import beside
+from measure.localserver import running_server
+from tests.conftest import settings_for
+
+
+def _workers(pid: int) -> list[str]:
+    """The processes uvicorn's supervisor `pid` spawned to serve (not multiprocessing's resource tracker)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the server's processes from Linux's /proc")
+def test_the_server_runs_the_workers_asked_for(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    run_ingest(settings, progress=False)
+    with running_server({"FAQ_DATA_DIR": str(settings.data_dir)}, ready_path="/readyz", workers=2) as server:
+        assert len(_workers(server.pid)) == 2
+
+
+def test_the_table_gives_each_phase_its_ratio_and_the_load(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "argv", ["beside", "2", "--workers", "2", "--phases", "2"])
+    assert beside.main() == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^faq serve --workers 2; load average [\d.]+ -> [\d.]+$", out, re.MULTILINE)
+    assert "'CUDA out of memory' (4 times each way)" in out
+    rows = re.findall(r"^('a' x 4000|itself \(control\)) .* [\d.]+x  [\d.]+ [\d.]+$", out, re.MULTILINE)
+    assert rows == ["'a' x 4000", "itself (control)"]  # the ratio over all, then one a phase
