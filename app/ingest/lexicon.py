@@ -88,7 +88,8 @@ def mine_lexicon(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
     for (e, z), dice in scored.items():
         best_for_english[e] = max(best_for_english.get(e, 0.0), dice)
         best_for_chinese[z] = max(best_for_chinese.get(z, 0.0), dice)
-    groups = [[surface[e], z] for (e, z), dice in sorted(scored.items(), key=lambda item: -item[1])
+    # Ties in the words' order: the order pairs were counted in follows the hashing of a set of words.
+    groups = [[surface[e], z] for (e, z), dice in sorted(scored.items(), key=lambda item: (-item[1], item[0]))
               if dice >= MIN_DICE and (dice == best_for_english[e] or dice == best_for_chinese[z])]
     return groups
 
