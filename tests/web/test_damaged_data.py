@@ -107,12 +107,18 @@ def test_faq_check_says_when_the_data_is_damaged_and_what_to_do(tmp_path: Path, 
     assert out.splitlines()[-1].startswith("1 damaged generations, 0 damaged vector files,")  # not all zeros
 
 
-def test_an_index_damaged_while_serving_is_noticed_and_the_previous_generation_served(tmp_path: Path) -> None:
-    settings, _, new = _two_generations(tmp_path)
-    content = settings.content_dir / "more.md"  # an index larger than what a file's read buffer holds
+def _a_large_third_generation(tmp_path: Path) -> tuple[Settings, str, str]:
+    """Two generations and a third whose index is larger than what a file's read buffer holds: the settings, the
+    second's name and the third's."""
+    settings, _, second = _two_generations(tmp_path)
+    content = settings.content_dir / "more.md"
     content.write_text("# More\n\n" + "".join(f"## Why word{n}?\n\nNew answer word{n}.\n\n" for n in range(400)),
                        encoding="utf-8")
-    new = run_ingest(settings, progress=False).generation
+    return settings, second, run_ingest(settings, progress=False).generation
+
+
+def test_an_index_damaged_while_serving_is_noticed_and_the_previous_generation_served(tmp_path: Path) -> None:
+    settings, _, new = _a_large_third_generation(tmp_path)
     with InProcessClient(create_app(settings)) as client:
         assert client.get("/api/v1/search", params={"q": "why"}).json()["total"] > 1
         _damage_index(settings, new)  # truncated under the running server: every search was a 500 (struct.error)
@@ -132,11 +138,7 @@ def test_an_index_damaged_while_serving_is_noticed_and_the_previous_generation_s
 
 
 def test_a_damage_one_worker_found_spares_the_other_workers_a_failed_search(tmp_path: Path) -> None:
-    settings, _, old = _two_generations(tmp_path)
-    content = settings.content_dir / "more.md"  # an index larger than what a file's read buffer holds
-    content.write_text("# More\n\n" + "".join(f"## Why word{n}?\n\nNew answer word{n}.\n\n" for n in range(400)),
-                       encoding="utf-8")
-    new = run_ingest(settings, progress=False).generation
+    settings, old, new = _a_large_third_generation(tmp_path)
     with InProcessClient(create_app(settings)) as first, InProcessClient(create_app(settings)) as second:
         for client in (first, second):
             assert client.get("/api/v1/search", params={"q": "why"}).json()["total"] > 1

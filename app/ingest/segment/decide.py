@@ -141,7 +141,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     lines = text.split("\n")
     all_sections = sections(parse(text), lines)
     title_section = _title_section(all_sections)
-    document = ParsedDocument(title=_document_title(all_sections, fallback_title))
+    naming = _naming_heading(all_sections)
+    document = ParsedDocument(title=naming.title if naming is not None else fallback_title)
     forced = _read_hint(hint, document, all_sections)
     if title_section is not None:
         title_section.is_title = True
@@ -179,9 +180,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
         document.notes.append(f"{len(unreadable)} question(s) with no readable text (line "
                               f"{', '.join(str(e.line) for e in unreadable[:5])}) left in the document, not entries")
     document.entries.sort(key=lambda e: e.line)
-    named_by = next((s for s in all_sections if s.heading is not None and s.title == document.title), None)
-    if len(document.entries) > 1 and named_by is not None and \
-            any(e.line == named_by.heading_line + 1 for e in document.entries):
+    if len(document.entries) > 1 and naming is not None and \
+            any(e.line == naming.heading_line + 1 for e in document.entries):
         document.title = fallback_title or document.title  # its first heading asks a question: an entry, not a name
     document.decisions += [
         SectionDecision(title=s.title, line=s.heading_line + 1, chosen=_out_of_scope(scope_note))
@@ -251,12 +251,13 @@ def _title_section(found: list[Section]) -> Section | None:
     return None
 
 
-def _document_title(found: list[Section], fallback: str) -> str:
+def _naming_heading(found: list[Section]) -> Section | None:
+    """The heading that names the document: its only `#` heading, else its first heading."""
     headed = [s for s in found if s.heading is not None]
     level_one = [s for s in headed if s.level == 1]
     if len(level_one) == 1:
-        return level_one[0].title
-    return headed[0].title if headed else fallback
+        return level_one[0]
+    return headed[0] if headed else None
 
 
 def _says_faq(document_title: str, title: str, file_name: str, found: list[Section]) -> bool:
