@@ -197,7 +197,7 @@ class SearchEngine:
             return replace(words, matches=words.matches[:depth], provisional=True)
         cosines = semantics.dense.cosines(vector)
         fused = fuse(words.matches, words.total, cosines, meaning_scores(semantics.dense, cosines), allowed, depth,
-                     blend_for(text))
+                     blend_for(text), words.coverage)
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return replace(words, total=fused.total, matches=matches, ranking="hybrid")

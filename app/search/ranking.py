@@ -87,6 +87,7 @@ class Outcome:
     corrected: bool = False  # the matches are those of `suggestion`, searched instead of the query as typed
     unmatched: tuple[str, ...] = ()  # words of the query (as typed) that no entry holds
     provisional: bool = False  # ranked by words only because the query's vector came too late: next time may differ
+    coverage: float = 1.0  # the share of the query's weight (idf²) the best match holds: 1 when it holds every word
 
 
 class _DeadlineCollector(WrappingCollector):  # type: ignore[misc]
@@ -204,9 +205,11 @@ def lexical_search(index: LexicalIndex, text: str, lang: str | None, depth: int,
             if corrected.total > outcome.total:
                 return Outcome(corrected.total, corrected.matches, _informative(index, corrected.terms), suggestion,
                                corrected.partial, corrected=True,
-                               unmatched=() if context else unmatched_words(index, suggestion))
+                               unmatched=() if context else unmatched_words(index, suggestion),
+                               coverage=corrected.coverage)
         return Outcome(outcome.total, outcome.matches, _informative(index, outcome.terms), suggestion,
-                       outcome.partial or budget.exhausted, unmatched=() if context else unmatched_words(index, text))
+                       outcome.partial or budget.exhausted, unmatched=() if context else unmatched_words(index, text),
+                       coverage=outcome.coverage)
 
 
 def _informative(index: LexicalIndex, terms: list[str]) -> list[str]:
@@ -297,15 +300,18 @@ def _run(index: LexicalIndex, text: str, lang: str | None, depth: int,
     naming = set(quoting) if len(quoted) >= MIN_NAMING_WORDS and len(quoting) <= NAMING_MAX_ENTRIES else set()
     whole = sum(weights) or 1.0
 
+    def coverage(docnum: int) -> float:
+        return 1.0 if docnum in naming else held[docnum] / whole
+
     def reranked(docnum: int, score: float) -> float:
-        coverage: float = 1.0 if docnum in naming else held[docnum] / whole
-        return (score + quoting.get(docnum, 0.0) + nearby.get(docnum, 0.0)) * float(coverage ** COVERAGE_POWER)
+        return (score + quoting.get(docnum, 0.0) + nearby.get(docnum, 0.0)) * float(coverage(docnum) ** COVERAGE_POWER)
 
     scored = sorted(((reranked(docnum, score), rank)
                      for rank, (docnum, score) in enumerate(zip(hits.docnums, hits.scores, strict=True))),
                     key=lambda pair: -pair[0])
     matches = [_match(index, hits.docnums[rank], score) for score, rank in scored[:depth]]
-    return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted or scoring.exhausted)
+    return Outcome(total=hits.total, matches=matches, terms=terms, partial=budget.exhausted or scoring.exhausted,
+                   coverage=coverage(hits.docnums[scored[0][1]]) if scored else 1.0)
 
 
 def _pairs_query(signature: str) -> Or | None:

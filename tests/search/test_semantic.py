@@ -18,7 +18,7 @@ from app.main import create_app
 from app.search import embedding
 from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, quantise, read_manifest
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
-from app.search.hybrid import blend_for, fuse, nearest, standardised
+from app.search.hybrid import blend_for, fuse, nearest, standardised, words_strength
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
@@ -167,6 +167,26 @@ def test_fusion_keeps_lexical_hits_and_adds_only_entries_that_stand_out_by_meani
     assert list(nearest(z, allowed, 2)) == [2, 5]
 
 
+def test_when_the_words_best_match_holds_little_of_the_query_meaning_counts_more() -> None:
+    lexical = [Match("a", 10.0, "zh", 0), Match("b", 9.0, "zh", 1)]
+    z = np.array([0.0, 0.5, 2.0], dtype=np.float32)  # the third stands out, but less than MIN_DENSE_Z
+    cosines = np.array([0.80, 0.83, 0.86], dtype=np.float32)
+    allowed = np.ones(3, dtype=bool)
+    # The best match holds the whole query: the words decide, and a z of 2 is not enough to join them.
+    assert fuse(lexical, 2, cosines, z, allowed, depth=10, coverage=1.0).docnums == [1, 0]
+    # It holds a fifth of it (an English question over Chinese answers): meaning reorders more, and the
+    # entry nearest in meaning joins, above the word match it is closer to the query than.
+    assert fuse(lexical, 2, cosines, z, allowed, depth=10, coverage=0.2).docnums == [1, 2, 0]
+    assert words_strength(1.0) == 1.0 and words_strength(0.25) == pytest.approx(0.5)
+    # The words found nothing: the floor stays, or a made-up word would find whatever is nearest to it.
+    assert fuse([], 0, cosines, z, allowed, depth=10).docnums == []
+    # A pasted log is ranked by its words whatever share of it the best match holds: nothing joins by meaning.
+    pasted = blend_for("E20220614 16:37:28.227651 1 MetaClient.cpp:98] Heartbeat failed, status:Machine not existed!")
+    assert fuse(lexical, 2, cosines, z, allowed, depth=10, blend=pasted, coverage=0.2) \
+        == fuse(lexical, 2, cosines, z, allowed, depth=10, blend=pasted, coverage=1.0)
+    assert 2 not in fuse(lexical, 2, cosines, z, allowed, depth=10, blend=pasted, coverage=0.2).docnums
+
+
 def test_a_pasted_log_is_ranked_by_its_words_which_meaning_only_reorders() -> None:
     log = "E20220614 16:37:28.227651 1 MetaClient.cpp:98] Heartbeat failed, status:Machine not existed!"
     blend = blend_for(log)
@@ -309,6 +329,13 @@ def test_hostile_queries_under_hybrid_search_answer_200_or_4xx_within_the_budget
             assert time.perf_counter() - started < 2.0, (path, query[:30])  # one second of budget, and the page
             if path.startswith("/api") and response.status_code == 200:
                 assert response.json()["ranking"] in ("hybrid", "lexical")
+
+
+def test_made_up_words_find_nothing_though_some_entries_are_always_nearest(client: InProcessClient) -> None:
+    assert client.get("/readyz").json()["semantic"].startswith("ready")  # these run hybrid
+    for query in ("blorptangle frobnicator", "zzkq mmrp", "asdfgh", "xkcd 927", "喵喵喵"):
+        found = client.get("/api/v1/search", params={"q": query}).json()
+        assert (found["ranking"], found["total"]) == ("hybrid", 0), query
 
 
 def test_a_translated_hit_is_shown_in_the_language_the_reader_searched_in(tmp_path: Path) -> None:

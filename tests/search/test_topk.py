@@ -130,6 +130,17 @@ def test_phrases_scored_for_candidates_sum_to_whooshs_union_and_stop_at_the_dead
     assert _candidate_scores(searcher, phrases, everyone, late) == {} and late.exhausted
 
 
+def test_a_search_says_how_much_of_the_query_its_best_match_holds(index: LexicalIndex) -> None:
+    def coverage(text: str) -> float:
+        return lexical_search(index, text, None, 10, Thesaurus(), Vocabulary({}), None, Budget()).coverage
+
+    assert coverage("CUDA out of memory") == 1.0  # an entry holds every word
+    assert coverage("FSDP") == 1.0
+    # Each word is held, never together: the best match holds a part, weighed by how rare its words are.
+    assert 0.0 < coverage("nccl timeout kubernetes") < 1.0
+    assert 0.0 < coverage("显存 不足 tokenizer") < 1.0
+
+
 def test_one_budget_serves_the_whole_request_spelling_correction_included(
         index: LexicalIndex, monkeypatch: pytest.MonkeyPatch) -> None:
     budgets: list[Budget] = []
