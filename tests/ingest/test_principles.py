@@ -54,6 +54,21 @@ def test_a_labelled_list_item_loses_its_bold_and_break_and_its_answer_its_label(
     assert [e.answer_markdown for e in entries] == ["See the model zoo.", "Add `--fp32`."]
 
 
+def test_a_problem_statement_answered_by_a_solution_is_half_of_its_headings_answer() -> None:
+    # `问题：` means "the problem" as well as "question": stating a problem (asking nothing) that a `解决方法：` or
+    # `说明：` part answers, it is the first half of the heading's answer.
+    text = ("# 常见问题\n\n### 在 RPM 系发行版上安装\n\n**问题：**\n`.deb` 包无法被系统包管理器安装。\n\n"
+            "**解决方法：**\n\n改用 `rpm` 目标。\n\n### 应用占用内存比预期高\n\n"
+            "**问题：**\n应用会启动一个 WebView 进程。\n\n"
+            "**说明：**\n\n这是系统 WebView 的代价。\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["在 RPM 系发行版上安装", "应用占用内存比预期高"]
+    assert entries[0].answer_markdown.startswith("**问题：**") and "rpm" in entries[0].answer_markdown
+    # Asking, or answered by `答：`, it is a question as before.
+    labelled = "# FAQ\n\n**问题：** 如何安装？\n\n**解决方法：** 运行脚本。\n\n**问题：** 报错了\n\n**答：** 重试。\n"
+    assert _questions(labelled) == ["**问题：** 如何安装？", "**问题：** 报错了"]
+
+
 def test_an_answer_labelled_item_answers_the_item_before_it() -> None:
     text = "# FAQ\n\n- Q: How do I log in?\n- A: With your badge.\n- Q: Where is the VPN guide?\n- A: On the wiki.\n"
     entries = segment_markdown(text).entries
@@ -101,6 +116,16 @@ def test_name_anchors_are_not_part_of_a_question() -> None:
             "## <a name=\"1\"></a> 1. 单机单卡可以训练多大参数量的模型\n\n7B。\n")
     assert _questions(text) == ['3. How can I resolve the "Unable to resolve FQDN" error?',
                                 "1. 单机单卡可以训练多大参数量的模型"]
+
+
+def test_heading_attributes_are_not_part_of_a_question_or_its_breadcrumb() -> None:
+    text = ("# 故障排除 {#troubleshooting}\n\n## 该包仅支持 ESM {#this-package-is-esm-only}\n\n换成 `import`。\n\n"
+            "## Why is the page blank? {: #blank .note }\n\nReload it.\n\n"
+            "## How do I write {#each items} blocks?\n\nLike this.\n")  # a template's braces inside a question stay
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["该包仅支持 ESM", "Why is the page blank?",
+                                             "How do I write {#each items} blocks?"]
+    assert all("{" not in part for e in entries for part in e.section)
 
 
 # ---------------------------------------------------------------- regular siblings in an FAQ
@@ -166,6 +191,24 @@ def test_an_entry_keeps_the_sub_headings_up_to_the_first_that_asks() -> None:
     entries = segment_markdown(text).entries
     assert [e.question for e in entries] == ["ARMv8.2编译报错", "Windows CUDA 编译", "Windows CUDA 报错", "如何编译？"]
     assert entries[1].answer_markdown.startswith("#### CUDA 版本") and "报错" not in entries[1].answer_markdown
+
+
+def test_a_question_answered_before_its_follow_up_questions_is_an_entry_and_a_short_lead_in_is_not() -> None:
+    text = ("# FAQ\n\n## How do I use it behind a proxy?\n\nThe tool pulls models from the Internet and may need a "
+            "proxy server to reach them. Set `HTTPS_PROXY` to send outbound requests through the proxy.\n\n"
+            "### How do I use it behind a proxy in Docker?\n\nPass `-e HTTPS_PROXY` to `docker run`.\n\n"
+            "## Why does it fail?\n\nThere are a few causes:\n\n### Is the disk full?\n\nFree some space.\n\n"
+            "### Is the port taken?\n\nPick another port.\n")
+    entries = segment_markdown(text).entries
+    assert [e.question for e in entries] == ["How do I use it behind a proxy?",
+                                             "How do I use it behind a proxy in Docker?",
+                                             "Is the disk full?", "Is the port taken?"]
+    assert "HTTPS_PROXY" in entries[0].answer_markdown and "docker run" not in entries[0].answer_markdown
+    # The same in Chinese: a Chinese character says as much as a word.
+    chinese = ("# 常见问题\n\n## 模型保存在哪里？\n\n模型默认保存在用户目录下的隐藏文件夹中，不同操作系统的路径不同，"
+               "可以通过环境变量修改保存位置，修改后需要重启服务才能生效。\n\n"
+               "### 如何把它们移到其他磁盘？\n\n设置环境变量。\n")
+    assert [e.question for e in segment_markdown(chinese).entries] == ["模型保存在哪里？", "如何把它们移到其他磁盘？"]
 
 
 def test_numbered_sub_headings_inside_a_topic_answer_are_not_entries() -> None:

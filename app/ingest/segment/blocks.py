@@ -24,6 +24,9 @@ DETAILS_CLOSE = re.compile(r"(?i)</details\s*>")
 SUMMARY = re.compile(r"(?is)<summary\b[^>]*>(.*?)</summary\s*>")
 BOLD_WRAPPER = re.compile(r"(?is)^\s*<(b|strong)>(.*)</\1>\s*$")
 TAG = re.compile(r"<[^>]+>")
+# A heading's attributes (Pandoc, kramdown, VitePress, MkDocs: `{#its-id}`, `{: #id .class }`) name a place, not
+# part of the question.
+HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*(?:[#.][\w:-]+|[\w-]+=\S+)(?:\s+(?:[#.][\w:-]+|[\w-]+=\S+))*\s*\}\s*$")
 HTML_HEADING = re.compile(r"(?is)^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>[ \t]*(?:\n|$)")
 # mkdocs-material / Python-Markdown admonitions: `!!! note "Title"`, collapsible `??? tip "Title"`, `???+ …`.
 ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*[ \t]+"(.*)"[ \t]*$')
@@ -211,7 +214,7 @@ def _details_end(start: int, following: Sequence[SyntaxTreeNode], lines: list[st
 
 def heading_text(node: SyntaxTreeNode) -> str:
     """Plain text of a heading node (HTML anchors, markup and emoji shortcodes dropped)."""
-    text = EMOJI_SHORTCODE.sub("", paragraph_text(node))
+    text = EMOJI_SHORTCODE.sub("", HEADING_ATTRIBUTES.sub("", paragraph_text(node)))
     return " ".join(text.split()) or paragraph_text(node)
 
 
@@ -250,7 +253,7 @@ def span(node: SyntaxTreeNode) -> tuple[int, int]:
 
 
 def _heading_source(line: str) -> str:
-    return re.sub(r"^\s{0,3}#{1,6}\s*", "", line).rstrip().rstrip("#").rstrip()
+    return HEADING_ATTRIBUTES.sub("", re.sub(r"^\s{0,3}#{1,6}\s*", "", line).rstrip().rstrip("#").rstrip())
 
 
 def question_source(line: str) -> str:

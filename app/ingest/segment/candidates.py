@@ -32,6 +32,7 @@ from app.ingest.segment.evidence import (
     has_answer_label,
     has_question_label,
     is_answer_part,
+    is_question,
     question_score,
 )
 from app.ingest.text import plain_inline
@@ -45,6 +46,7 @@ MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or error
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
 TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
 LABELLED_RULE = "`Q:` / `问：` paragraph"
+PROBLEM_LABEL = re.compile(r"^\W*问题\W*")  # `**问题：**`, unnumbered: "the problem", or "question"
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,16 @@ def is_qa_paragraph(block: SyntaxTreeNode) -> bool:
     return has_question_label(_lead_text(block))
 
 
+def _problem_statements(blocks: list[SyntaxTreeNode]) -> set[int]:
+    """`问题：` paragraphs that state a problem (they ask nothing) answered by a part (`解决方法：`) rather than an
+    answer label (`答：`): the two halves of one answer under its heading, not a question and its answer."""
+    texts = [_lead_text(b) for b in blocks]
+    if not any(is_answer_part(t) for t in texts) or any(has_answer_label(t) for t in texts):
+        return set()
+    return {i for i, text in enumerate(texts)
+            if PROBLEM_LABEL.match(text) and not is_question(PROBLEM_LABEL.sub("", text, count=1))}
+
+
 def is_answer_paragraph(block: SyntaxTreeNode) -> bool:
     """A paragraph (or quoted paragraph) labelled as an answer: `A:`, `**A1**:`, `答：`."""
     return has_answer_label(_lead_text(block))
@@ -263,7 +275,8 @@ def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
 def qa_group(section: Section, lines: list[str]) -> Group | None:
     """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
     (two or more); else definition terms that ask (or two or more)."""
-    labelled = [b for b in section.blocks if is_qa_paragraph(b)]
+    statements = _problem_statements(section.blocks)
+    labelled = [b for i, b in enumerate(section.blocks) if is_qa_paragraph(b) and i not in statements]
     rule, why = LABELLED_RULE, "open with a question label"
     if not labelled:
         labelled = [b for b in section.blocks if _is_bold_question(b, lines)]

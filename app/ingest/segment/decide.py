@@ -55,6 +55,10 @@ CLOSE_CALL = 0.8  # a losing reading with this share of the winner's evidence ma
 FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
+ASKING_RULE = "heading that asks a question"
+# Characters (a Chinese one counts two) of a question heading's own text that answer it: a lead-in to its
+# sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
+MIN_OWN_ANSWER = 100
 
 
 @dataclass(frozen=True)
@@ -380,7 +384,7 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
                     decision.notes.append(f"line {decision.line}: the question {section.title[:60]!r} has no answer "
                                       "under it; it stays in the document, not an entry")
             return decision, [], "heading"
-        if _is_category(section, evidence):
+        if _is_category(section, evidence, reading.lines):
             decision.chosen = "a category of question headings: its text stays on the document page"
             return decision, [], "heading"
         return _heading_decision(section, decision, readings, reading, evidence)
@@ -414,7 +418,7 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     if section.heading is None or section.is_title:
         return ""
     if heading_score(section.title) > 0:
-        return "heading that asks a question"
+        return ASKING_RULE
     parts = [c for c in section.children if is_answer_part(c.title)]
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
         return "heading whose sub-headings are the parts of one answer"
@@ -515,12 +519,21 @@ def _mostly_questions(section: Section) -> bool:
     return bool(titles) and sum(heading_score(t) > 0 for t in titles) * 2 >= len(titles)
 
 
-def _is_category(section: Section, evidence: str) -> bool:
+def _is_category(section: Section, evidence: str, lines: list[str]) -> bool:
     """A heading whose sub-headings are mostly questions only groups them; at the entry level, though, a first
-    sub-heading that asks nothing starts the heading's answer (`### Windows CUDA` › `#### CUDA version`)."""
+    sub-heading that asks nothing starts the heading's answer (`### Windows CUDA` › `#### CUDA version`), and a
+    heading that asks a question and answers it before follow-up questions (`## Where are models stored?` ›
+    `### How do I move them?`) is an entry like them."""
     if not _mostly_questions(section):
         return False
+    if evidence == ASKING_RULE and _substance("\n".join(lines[section.start_line:section.end_line])) >= MIN_OWN_ANSWER:
+        return False
     return evidence != SIBLING_RULE or heading_score(section.children[0].title) > 0
+
+
+def _substance(text: str) -> int:
+    """How much a text says: its characters other than spaces, a Chinese one counting two (it is a word)."""
+    return sum(2 if "\u4e00" <= char <= "\u9fff" else 1 for char in text if not char.isspace())
 
 
 def _has_content(section: Section) -> bool:

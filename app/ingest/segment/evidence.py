@@ -28,7 +28,7 @@ ANSWER_PART_WORDS = (
     "root cause", "reason", "reasons", "analysis", "solution", "solutions", "resolution", "workaround",
     "workarounds", "fix", "fixes", "how to fix", "steps", "answer", "background", "explanation",
     "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解决", "解决方法", "解决方案",
-    "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤",
+    "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤", "说明",
 )
 ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
