@@ -239,6 +239,13 @@ def test_a_generic_category_name_is_not_a_question() -> None:
 # ---------------------------------------------------------------- navigation is never an entry
 
 
+def test_a_language_switch_heading_is_navigation() -> None:
+    text = ('# Frequently Asked Questions\n\n<h4 align="right"><strong>English</strong> | '
+            '<a href="faq_CN.md">简体中文</a></h4>\n\nCommon issues and solutions.\n\n'
+            "## Why does the build fail?\n\nInstall Rust.\n\n## How do I change the icon?\n\nPass `--icon`.\n")
+    assert _questions(text) == ["Why does the build fail?", "How do I change the icon?"]
+
+
 def test_tables_of_contents_are_never_entries_but_an_answer_that_is_a_link_is_one() -> None:
     text = ("# FAQ\n\n## Contents\n\n- [Build](#build)\n\n## 目录\n\n1. [Why does the build fail?](#build)\n"
             "2. [How do I run it?](#run)\n\n## Why does the build fail?\n\nInstall CMake.\n\n## How do I run it?\n\n"

@@ -42,6 +42,10 @@ NAVIGATION_TITLE = re.compile(
     r"(?i)^\W*(?:navigation|contents|table of contents|toc|index|before you (?:read|ask|start|begin)|"
     r"目录|导航|索引|阅读须知|提问之前|提问前必读|在提问之前)\W*$"
 )
+# Two or more language names side by side: the links between a document's translations.
+_LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
+             r"Español|Français|Deutsch|Русский|Português|Italiano|Tiếng Việt|العربية|Türkçe)")
+LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*{_LANGUAGE}(?:\s*[|/·•,、]?\s*{_LANGUAGE})+\W*$")
 ANSWER_PREFIX = re.compile(
     r"^\s*(?:\*\*\s*(?:A|Answer|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer|答|回答|答复)\s*\d*\s*[:：])\s*")
 NUMBERING = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s+|^\s*\d{1,3}[.、]")
@@ -103,8 +107,9 @@ def has_answer_label(text: str) -> bool:
 
 
 def is_navigation(title: str) -> bool:
-    """A heading that names a table of contents or a preface (`Navigation`, `目录`, `Before you read`)."""
-    return bool(NAVIGATION_TITLE.match(title))
+    """A heading that names a table of contents or a preface (`Navigation`, `目录`, `Before you read`), or
+    switches between a document's translations (`English | 简体中文`)."""
+    return bool(NAVIGATION_TITLE.match(title) or LANGUAGE_SWITCH.match(title))
 
 
 def is_error(text: str) -> bool:
