@@ -12,7 +12,9 @@ translation pair judged by app/outdated.py. Only files whose entries pair with a
 
 The reference is the diff, independently of the portal's ids: an entry of one commit continues an
 entry of the previous commit as measure/identity.py's reference pairs them (a chain of such pairs is
-one entry over time), and it *changed* when its question or answer differs from the one it continues.
+one entry over time), and it *changed* when its question or answer differs from the one it continues other than
+in whitespace and letter case (a line rewrapped, a space between Chinese and Latin words, vim written Vim: nothing a
+translator has to follow, nor a catch-up).
 
 - A prediction is "entry X fell behind at commit c": X is marked possibly outdated at c and was not
   at c-1. It is correct when a later commit changes X (the translator caught up), as the issue
@@ -121,7 +123,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
                 if k in continues:
                     chain = previous_chains[continues[k]]
                     before = previous[continues[k]].version
-                    if (before.title, before.answer.strip()) != (seen.version.title, seen.version.answer.strip()):
+                    if _said(before.title, before.answer) != _said(seen.version.title, seen.version.answer):
                         changed.add(chain)
                 else:
                     chain, next_chain = next_chain, next_chain + 1
@@ -147,6 +149,13 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
     finally:
         lineage.close()
     return commits
+
+
+def _said(question: str, answer: str) -> str:
+    """What an entry says, for the reference: its question and answer without whitespace and letter case (a line
+    rewrapped, a space put between Chinese and Latin words, ``` plain fenced as ```plain or vim written Vim tell a
+    translator nothing: neither a change to follow nor a catch-up)."""
+    return "".join(f"{question}\n{answer}".split()).casefold()
 
 
 def judge(label: str, commits: Sequence[Commit]) -> Tally:

@@ -72,6 +72,22 @@ def test_an_inherited_id_never_collides_with_a_new_entry(settings: Settings) -> 
     assert len(set(third.values())) == 3
 
 
+def test_a_question_rewritten_over_an_answer_kept_word_for_word_keeps_its_id(settings: Settings) -> None:
+    see_above = "The same steps as the question above; nothing else changes."
+    twins = [("Does it run on macOS?", see_above), ("Does it run on FreeBSD?", see_above)]
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT, *twins], "Operations": [LOGS, TOKEN]})
+    first = ids_by_question(settings)
+    # The question is wholly rewritten (nothing of it left to compare) and the entry moved to the file's end, its
+    # answer kept word for word (hexo renamed "Git Deployment Problems" to "RPC failed" so): the same entry.
+    renamed = ("Which command sets up a development copy?", INSTALL[1])
+    twins_renamed = [("Is macOS supported?", see_above), ("Is FreeBSD supported?", see_above)]
+    write(settings, "faq.md", {"Setup": [PORT, *twins_renamed], "Operations": [LOGS, TOKEN, renamed]})
+    second = ids_by_question(settings)
+    assert second[renamed[0]] == first[INSTALL[0]]
+    # An answer two entries share tells neither apart: they are new entries (their old ids answer 410).
+    assert {second[question] for question, _ in twins_renamed}.isdisjoint(first.values())
+
+
 def test_old_ids_answer_301_or_410_over_http_never_404(settings: Settings) -> None:
     write(settings, "faq.md", {"Setup": [INSTALL, PORT], "Operations": [LOGS, TOKEN]})
     first = ids_by_question(settings)

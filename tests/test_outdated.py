@@ -106,6 +106,20 @@ def test_both_sides_changed_in_one_ingest_are_not_outdated(settings: Settings) -
     assert outdated(settings) == []
 
 
+def test_a_translation_stays_behind_when_its_original_s_question_is_rewritten_over_the_same_answer(
+        settings: Settings) -> None:
+    write(settings, "faq.md", EN)
+    write(settings, "faq.zh.md", ZH)
+    ids = ingest(settings)  # day 10
+    write(settings, "faq.md", [INSTALL_EN_EDITED, EN[1]])
+    ingest(settings)  # day 11: the Chinese install entry falls behind
+    renamed = ("Which command sets up a development copy?", INSTALL_EN_EDITED[1])
+    write(settings, "faq.md", [EN[1], renamed])
+    after = ingest(settings)  # day 12: the English question rewritten and moved, its answer kept word for word
+    assert after[renamed[0]] == ids[EN[0][0]]  # the same entry: not a new original the translation predates
+    assert outdated(settings) == [(ZH[0][0], renamed[0], "2026-11-11", "2026-11-12")]
+
+
 def test_a_translation_written_later_does_not_make_its_original_outdated(settings: Settings) -> None:
     write(settings, "faq.md", EN)
     ingest(settings)

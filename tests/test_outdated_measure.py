@@ -88,3 +88,24 @@ def test_a_merged_branch_is_replayed_as_the_branch_it_was_merged_into_saw_it(tmp
     assert [sorted(commit.flagged) for commit in commits] == [[], [], [], [3], []]
     assert (tally.predictions, tally.correct, tally.open) == (1, 1, 0)
     assert (tally.events, tally.found) == (1, 1)
+
+
+def test_a_change_of_whitespace_or_letter_case_is_neither_a_change_to_follow_nor_a_catch_up(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _commit(repo, "docs/faq.md", EN, "English")
+    _commit(repo, "docs/faq.zh.md", ZH, "Chinese translation")
+    # Rewrapped and recased: says what it said (rapidjson put spaces between Chinese and Latin words, hexo wrote
+    # ``` plain as ```plain, SpaceVim vim as Vim): nothing for the Chinese to follow.
+    rewrapped = EN.replace("it creates the virtual", "it creates\nthe Virtual")
+    _commit(repo, "docs/faq.md", rewrapped, "rewrapped")
+    _commit(repo, "docs/faq.zh.md", ZH.replace("它会创建虚拟环境。", "它会创建虚拟环境（`.venv`）。"), "Chinese detail")
+    _commit(repo, "docs/faq.md", rewrapped.replace("`--port 8080`", "`--port 9090` (8080 is taken by the proxy)"),
+            "the port changes")  # the Chinese port entry falls behind …
+    _commit(repo, "docs/faq.zh.md", ZH.replace("它会创建虚拟环境。", "它会创建虚拟环境（`.venv`）。")
+            .replace("给 `faq serve`", "给  `faq serve`"), "a space")  # … and a space is no catch-up
+    commits = replay_source(repo, Source("test", "local/repo", ("docs/faq.md", "docs/faq.zh.md")), tmp_path / "work")
+    assert [sorted(commit.changed) for commit in commits] == [[], [], [], [2], [1], []]
+    tally = judge("local/repo", commits)
+    assert (tally.predictions, tally.correct, tally.open) == (1, 0, 1)  # the port notice: never caught up
+    assert (tally.events, tally.found) == (0, 0)

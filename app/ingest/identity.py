@@ -8,7 +8,8 @@ Matching, in order, each step only among the entries still unmatched:
    fresh id is made from;
 2. similar: within the same document (or the one it was renamed from), by question similarity,
    answer similarity and position; a pair is accepted only when it is clearly the best for both
-   entries (a threshold plus a margin over every other candidate of either);
+   entries (a threshold plus a margin over every other candidate of either); then a question rewritten
+   over an answer kept word for word, that answer found once among the entries left on each side;
 3. moved between documents: the same question, in the same language, found once on each side,
    with much of its answer kept.
 
@@ -96,6 +97,7 @@ def inherit_ids(previous: Sequence[Version], current: Sequence[Version]) -> Inhe
     _match_exact(previous, current, lineage, match)
     shapes = _Shapes(previous, current)
     _match_similar(previous, current, lineage, match, shapes)
+    _match_same_answer(previous, current, lineage, match)
     _match_moved(previous, current, match, shapes)
     ids = _unique_ids(previous, current, match)
     taken = set(match.values())
@@ -236,6 +238,29 @@ def _second(scores: list[float], best: float) -> float:
     rest = sorted(scores, reverse=True)
     rest.remove(best)
     return rest[0] if rest else 0.0
+
+
+def _match_same_answer(previous: Sequence[Version], current: Sequence[Version], lineage: dict[str, str],
+                       match: dict[int, int]) -> None:
+    """Pair a question rewritten over an answer kept word for word: within a document lineage, an answer found once
+    among the entries left on each side (hexo renamed "Git Deployment Problems" to "RPC failed" and kept its answer;
+    a question wholly rewritten scores below the similar match's threshold however much of the answer is kept)."""
+    taken = set(match.values())
+    olds: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, before in enumerate(previous):
+        if k not in taken and before.answer.strip():
+            olds[(before.document_id, _normal_answer(before.answer))].append(k)
+    news: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, after in enumerate(current):
+        if k not in match and after.document_id in lineage and after.answer.strip():
+            news[(lineage[after.document_id], _normal_answer(after.answer))].append(k)
+    for key, found in news.items():
+        if len(found) == 1 and len(olds.get(key, [])) == 1 and previous[olds[key][0]].lang == current[found[0]].lang:
+            match[found[0]] = olds[key][0]
+
+
+def _normal_answer(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _match_moved(previous: Sequence[Version], current: Sequence[Version], match: dict[int, int],
