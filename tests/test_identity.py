@@ -88,6 +88,14 @@ def test_a_question_rewritten_over_an_answer_kept_word_for_word_keeps_its_id(set
     assert {second[question] for question, _ in twins_renamed}.isdisjoint(first.values())
 
 
+def test_a_short_answer_kept_word_for_word_does_not_carry_a_rewritten_question(settings: Settings) -> None:
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT, ("Does it run on macOS?", "Yes.")]})
+    first = ids_by_question(settings)
+    # "Yes." answers one question before and another after: it says nothing about which entry this is.
+    write(settings, "faq.md", {"Setup": [INSTALL, PORT, ("Is there a web interface?", "Yes.")]})
+    assert ids_by_question(settings)["Is there a web interface?"] not in first.values()
+
+
 def test_old_ids_answer_301_or_410_over_http_never_404(settings: Settings) -> None:
     write(settings, "faq.md", {"Setup": [INSTALL, PORT], "Operations": [LOGS, TOKEN]})
     first = ids_by_question(settings)

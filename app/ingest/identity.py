@@ -48,6 +48,7 @@ KEPT_PART = 0.6  # the question or the answer must be this similar: one of them 
 MERGED_SHARE = 0.8  # an unmatched old entry whose answer is this much inside a new entry's was merged into it
 RENAMED_DOCUMENT = 0.5  # a new document this similar to a vanished one is that one renamed
 MOVED_ANSWER = 0.5  # the same question in another document: this much of its answer kept
+MIN_TELLING_ANSWER = 24  # characters (spaces aside) of an answer kept word for word that may carry a rewritten question
 WORD = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
 MINOR_TOKENS = 2  # an edit that removes or adds at most this many distinct words (or Chinese characters) is minor
 PROSE_TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]")
@@ -207,7 +208,7 @@ def _match_similar(previous: Sequence[Version], current: Sequence[Version], line
                 if previous[old].lang != current[new].lang:
                     continue
                 total, question, answer = shapes.score(old, new)
-                if max(question, answer) >= KEPT_PART:
+                if question >= KEPT_PART or (answer >= KEPT_PART and _telling(current[new].answer)):
                     scores[(new, old)] = total
                 else:
                     scores[(new, old)] = min(total, ACCEPT_SCORE - ACCEPT_MARGIN)  # a rival, never a match
@@ -248,11 +249,11 @@ def _match_same_answer(previous: Sequence[Version], current: Sequence[Version], 
     taken = set(match.values())
     olds: dict[tuple[str, str], list[int]] = defaultdict(list)
     for k, before in enumerate(previous):
-        if k not in taken and before.answer.strip():
+        if k not in taken and _telling(before.answer):
             olds[(before.document_id, _normal_answer(before.answer))].append(k)
     news: dict[tuple[str, str], list[int]] = defaultdict(list)
     for k, after in enumerate(current):
-        if k not in match and after.document_id in lineage and after.answer.strip():
+        if k not in match and after.document_id in lineage and _telling(after.answer):
             news[(lineage[after.document_id], _normal_answer(after.answer))].append(k)
     for key, found in news.items():
         if len(found) == 1 and len(olds.get(key, [])) == 1 and previous[olds[key][0]].lang == current[found[0]].lang:
@@ -261,6 +262,11 @@ def _match_same_answer(previous: Sequence[Version], current: Sequence[Version], 
 
 def _normal_answer(text: str) -> str:
     return " ".join(text.split())
+
+
+def _telling(answer: str) -> bool:
+    """Long enough to tell one entry from another ("Yes." or "See above." says nothing about which question)."""
+    return len("".join(answer.split())) >= MIN_TELLING_ANSWER
 
 
 def _match_moved(previous: Sequence[Version], current: Sequence[Version], match: dict[int, int],
