@@ -27,7 +27,7 @@ from app.cli import (
     EXIT_USAGE,
 )
 from app.config import Settings
-from app.generations import current_name
+from app.generations import INGEST_LOCK_FILE, current_name
 from app.ingest.pipeline import run_ingest
 from measure.localserver import free_port
 from tests.conftest import CONTENT, IN_CI, REPO, SAMPLE, settings_for
@@ -279,7 +279,12 @@ def test_ctrl_c_is_one_line(data: dict[str, str]) -> None:
     process = subprocess.Popen([sys.executable, "-m", "app.cli", "ingest", "--quiet"],
                                env={**clean, **data, "FAQ_CONTENT_DIR": str(CONTENT)}, cwd=REPO / "tests",
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
+    # Interrupted once it has taken the data folder's turn (reading and indexing take a second or more after it):
+    # a fixed wait let a fast machine finish the ingest first.
+    lock = Path(data["FAQ_DATA_DIR"]) / INGEST_LOCK_FILE
+    deadline = time.monotonic() + 60
+    while not lock.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == EXIT_INTERRUPTED
