@@ -239,6 +239,19 @@ def test_a_generic_category_name_is_not_a_question() -> None:
 # ---------------------------------------------------------------- navigation is never an entry
 
 
+def test_a_table_of_errors_under_a_heading_that_only_names_errors_is_an_entry_per_row() -> None:
+    text = ("# Docker 实践\n\n## 常见错误处理\n\n| 错误信息 / 现象 | 可能原因 | 解决方案 |\n| --- | --- | --- |\n"
+            "| `Cannot connect to the Docker daemon` | 服务未启动 | `systemctl start docker` |\n"
+            "| `port is already allocated` | 端口被占用 | 换一个端口 |\n"
+            "| 容器内无法访问外网 | DNS 配置 | 设置 `--dns` |\n\n"
+            "## 为什么构建失败？\n\n| 错误 | 解决 |\n| --- | --- |\n| `no space left` | 清理磁盘 |\n")
+    entries = segment_markdown(text, file_name="errors.md").entries
+    # A heading that asks keeps its table as its answer.
+    assert [e.question for e in entries] == ["`Cannot connect to the Docker daemon`", "`port is already allocated`",
+                                             "容器内无法访问外网", "为什么构建失败？"]
+    assert entries[1].answer_markdown == "端口被占用\n\n换一个端口" and entries[0].section == ("常见错误处理",)
+
+
 def test_a_language_switch_heading_is_navigation() -> None:
     text = ('# Frequently Asked Questions\n\n<h4 align="right"><strong>English</strong> | '
             '<a href="faq_CN.md">简体中文</a></h4>\n\nCommon issues and solutions.\n\n'

@@ -56,6 +56,7 @@ FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
 ASKING_RULE = "heading that asks a question"
+MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a heading that does not ask
 # Characters (a Chinese one counts two) of a question heading's own text that answer it: a lead-in to its
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
@@ -377,7 +378,11 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
               and (g.kind != "qa" or g.rule == LABELLED_RULE or reading.qa_total >= 2)]
     labelled = any(_labelled(g) for g in [*details, *others])
     evidence = _heading_evidence(section, readings, reading)
-    if evidence and not labelled:
+    # A table of errors or questions answers each row; a heading that only names errors (`## 常见错误处理`)
+    # above it is their category, not one entry holding them all.
+    tabled = heading_score(section.title) < ASKS and any(
+        g.kind == "table" and g.qualifies and len(g.units) >= MIN_TABLE_ROWS for g in readings)
+    if evidence and not labelled and not tabled:
         if not _has_content(section) and not section.children:
             decision.chosen = "a heading with no answer under it: no entry"
             if question_score(section.title) >= ASKS:  # a bare error name is a category left empty
