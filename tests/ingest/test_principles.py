@@ -97,6 +97,20 @@ def test_an_admonition_whose_title_asks_is_an_entry_with_its_indented_answer() -
     assert entries[1].answer_markdown == "No."
 
 
+def test_an_admonition_whose_title_asks_nothing_is_read_as_the_text_around_it() -> None:
+    text = ('# FAQ\n\n## 1Panel 和宝塔有什么区别？\n\n!!! note ""\n    **1Panel 的特色是开源和现代化。**\n\n'
+            "    - 开源\n    - 现代化\n\n## Which ports does it use?\n\n!!! tip\n    Port `8080`:\n\n"
+            "        curl localhost:8080\n\n```md\n!!! note \"\"\n    kept as written inside code\n```\n\n"
+            "## 常见问题汇总\n\n!!! tip \"\"\n    - [问题一](https://x.org/1)\n    - [问题二](https://x.org/2)\n")
+    entries = segment_markdown(text).entries
+    # Indented four spaces, the bodies were blocks of code; opened, their lists and code are the answers' own,
+    # and a list of links is navigation again.
+    assert [e.question for e in entries] == ["1Panel 和宝塔有什么区别？", "Which ports does it use?"]
+    assert entries[0].answer_markdown == "**1Panel 的特色是开源和现代化。**\n\n- 开源\n- 现代化"
+    assert entries[1].answer_markdown.startswith("Port `8080`:\n\n    curl localhost:8080")
+    assert entries[1].answer_markdown.endswith('```md\n!!! note ""\n    kept as written inside code\n```')
+
+
 def test_definition_list_terms_are_questions_and_their_definitions_answers() -> None:
     text = ("---\n---\nIntro text.\n\nWhy is a given page not published?\n: In the page's front matter:\n\n"
             "  - Is `draft` set?\n\n  Change the field.\n\nCan I use environment variables?\n: Yes. See [details].\n")

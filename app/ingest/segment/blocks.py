@@ -31,6 +31,9 @@ HTML_HEADING = re.compile(r"(?is)^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>[ \t]*(?:\n|
 # mkdocs-material / Python-Markdown admonitions: `!!! note "Title"`, collapsible `??? tip "Title"`, `???+ …`.
 ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*[ \t]+"(.*)"[ \t]*$')
 ADMONITION_INDENT = 4
+# Any admonition's opening line, its title quoted or left out (`!!! tip ""`, `!!! note`).
+ANY_ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"(.*)")?[ \t]*$')
+FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # An anchor that only names a place (`<a id="x">`, `<a name="1"></a>`): no text of the question.
 NAME_ANCHOR = re.compile(r"(?i)<a\s(?![^>]*\bhref\s*=)[^>]*\b(?:name|id)\s*=[^>]*>")
 TRAILING_BREAK = re.compile(r"(?i)\s*(?:<\s*/?\s*br\s*/?\s*>|\\)\s*$")
@@ -76,6 +79,33 @@ class Section:
     def heading_line(self) -> int:
         """0-based line of the heading (the start of the content for the preamble)."""
         return self.heading.map[0] if self.heading is not None and self.heading.map else self.start_line
+
+
+def open_plain_admonitions(lines: list[str]) -> list[str]:
+    """The lines with each admonition whose title asks nothing opened, line for line: its opening line gives way to
+    its title in bold (or to nothing) and its body loses its indent, so its paragraphs, lists and code read as the
+    text around it (indented four spaces, markdown took them for one block of code). An admonition whose title
+    asks is an entry of its own and stays as written."""
+    opened = list(lines)
+    fence = ""
+    number = 0
+    while number < len(opened):
+        line = opened[number]
+        if fence:
+            fence = "" if line.lstrip().startswith(fence) else fence
+        elif marker := FENCE_OPEN.match(line):
+            fence = marker.group(1)
+        elif (match := ANY_ADMONITION.match(line.rstrip())) and not question_score(TAG.sub("", match.group(1) or "")):
+            title = (match.group(1) or "").strip()
+            opened[number] = f"**{title}**" if title else ""
+            number += 1
+            while number < len(opened) and (not opened[number].strip() or opened[number].startswith((" " * 4, "\t"))):
+                body = opened[number]
+                opened[number] = body[1:] if body.startswith("\t") else body[ADMONITION_INDENT:]
+                number += 1
+            continue
+        number += 1
+    return opened
 
 
 def parse(text: str) -> SyntaxTreeNode:

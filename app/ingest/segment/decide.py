@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from app.ingest.segment.blocks import Section, parse, sections, trim, without_name_anchors
+from app.ingest.segment.blocks import Section, open_plain_admonitions, parse, sections, trim, without_name_anchors
 from app.ingest.segment.candidates import (
     LABELLED_RULE,
     Group,
@@ -142,9 +142,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
 
     `title` is the front matter's title, if any: like the file name, it can say the document is an FAQ.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    all_sections = sections(parse(text), lines)
+    lines = open_plain_admonitions(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    all_sections = sections(parse("\n".join(lines)), lines)
     title_section = _title_section(all_sections)
     naming = _naming_heading(all_sections)
     document = ParsedDocument(title=naming.title if naming is not None else fallback_title)
