@@ -36,6 +36,14 @@ def test_a_bold_label_closed_before_a_letter_is_still_a_label() -> None:
     assert entries[0].answer_markdown == "学习率过大。"
 
 
+def test_an_answer_label_under_a_question_heading_or_summary_is_not_part_of_the_answer() -> None:
+    text = ("# 常见问题\n\n### 如何批量清理临时镜像文件？\n\n答：可以使用 `docker image prune` 命令。\n\n"
+            "### How do I stop every container?\n\n**A:**\nRun `docker stop $(docker ps -q)`.\n")
+    summaries = "# FAQ\n\n<details><summary>Q: 支持哪些服务？</summary>\n\n**A**: 支持 OpenAI。\n\n</details>\n"
+    assert [e.answer_markdown for e in segment_markdown(text).entries + segment_markdown(summaries).entries] == [
+        "可以使用 `docker image prune` 命令。", "Run `docker stop $(docker ps -q)`.", "支持 OpenAI。"]
+
+
 def test_a_trailing_hard_break_is_not_part_of_the_question() -> None:
     text = ("# FAQ\n\n**Q:**  为什么单卡训练loss会出`NaN`? </br>\n**A:**  学习率要除以8。\n\n"
             "**Q:**  `num_classes`应该如何设置?</br>\n**A:**  设为类别数。\n")

@@ -38,6 +38,7 @@ from app.ingest.segment.candidates import (
     table_groups,
 )
 from app.ingest.segment.evidence import (
+    ANSWER_PREFIX,
     README_NAME,
     has_question_label,
     heading_score,
@@ -566,8 +567,10 @@ def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> Par
     clean = display_title(unit.title)
     if is_generic(clean) and breadcrumb:
         clean = f"{breadcrumb[-1]} › {clean}"
+    # `答：` / `**A**:` opening an answer under a question heading or summary says what the layout already does.
+    answer = ANSWER_PREFIX.sub("", unit.answer, count=1) or unit.answer
     return ParsedEntry(question=without_name_anchors(unit.question).strip(), title=clean, section=breadcrumb,
-                       answer_markdown=unit.answer, line=unit.line + 1, kind=kind, rule=rule)
+                       answer_markdown=answer, line=unit.line + 1, kind=kind, rule=rule)
 
 
 WRAPPING_QUOTES = {'"': '"', "“": "”", "「": "」", "『": "』"}
