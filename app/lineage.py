@@ -125,7 +125,8 @@ class Lineage:
     def __init__(self, settings: Settings) -> None:
         url = settings.resolved_database_url
         self._sqlite = is_sqlite(url)
-        self._ready = False
+        self._created = False  # this process made sure every table exists (a file of an older version lacks some)
+        self._seen = False  # the map exists (an ingest made it)
         self._has_changes = False
         self._data_dir = settings.data_dir
         if self._sqlite:
@@ -136,20 +137,21 @@ class Lineage:
             self.engine = create_engine(url, pool_size=1, max_overflow=2, pool_pre_ping=True)
 
     def _prepare(self) -> None:
-        """Create the table on first use (a reader with no ingest yet has none)."""
-        if not self._ready:
+        """Create the tables missing on first use (a reader with no ingest yet has none; a map written by an older
+        version lacks the tables added since)."""
+        if not self._created:
             if self._sqlite:
                 self._data_dir.mkdir(parents=True, exist_ok=True)
             _metadata.create_all(self.engine, checkfirst=True)
-            self._ready = self._has_changes = True
+            self._created = self._seen = self._has_changes = True
 
     def _exists(self) -> bool:
         """Whether the map has been created (by an ingest); remembered once true."""
-        if not self._ready:
+        if not self._seen:
             if self._sqlite and not (self._data_dir / LINEAGE_FILE).is_file():
                 return False
-            self._ready = inspect(self.engine).has_table(entry_forwarding.name)
-        return self._ready
+            self._seen = inspect(self.engine).has_table(entry_forwarding.name)
+        return self._seen
 
     def unknown(self, entry_ids: Iterable[str]) -> set[str]:
         """Those of `entry_ids` whose history has not started (never served)."""
