@@ -29,6 +29,9 @@ LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 LINE_BREAK = re.compile(r"(?i)(?:\s*</?br\s*/?>)+\s*$|\\$")
 BOLD = re.compile(r"^(\*\*|__)(.+?)\1\s*[:：]?$")
 HTML_BOLD = re.compile(r"(?i)^<(b|strong)>(.*?)</\1>\s*[:：]?$")
+# A heading's attribute block (`{#its-id}`, `{: #id .class}`: VitePress, Pandoc, kramdown, MkDocs) names a
+# place, not part of the question; the same pattern as the ingest's (app/ingest/segment/blocks.py).
+HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*(?:[#.][\w:-]+|[\w-]+=\S+)(?:\s+(?:[#.][\w:-]+|[\w-]+=\S+))*\s*\}\s*$")
 
 
 def _unwrap_bold(text: str) -> str:
@@ -47,7 +50,8 @@ def question_text(line: str) -> str:
 
     Removed, in this order: indentation and `>` blockquote markers; then either an mkdocs
     admonition (`??? note "…"` gives the quoted title), a `<summary>` (its content, a bold
-    wrapper removed, white space collapsed), a `#` heading marker (and a closing `#` run), a
+    wrapper removed, white space collapsed), a `#` heading marker (and a closing `#` run and a
+    trailing attribute block such as `{#its-id}`), a
     list marker (`- `, `* `, `+ `, `N. `, `N) `) or a table row (its first cell); then a
     trailing hard break (`<br>`, `</br>`, `\\`) and a bold wrapper around the whole rest. Inline
     markup, labels such as `Q3:` / `问：` and numbering inside a heading are kept.
@@ -65,6 +69,7 @@ def question_text(line: str) -> str:
     if ATX_HEADING.match(text):
         text = ATX_HEADING.sub("", text, count=1)
         text = re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", text).strip()
+        text = HEADING_ATTRIBUTES.sub("", text).strip()
     elif LIST_MARKER.match(text):
         text = LIST_MARKER.sub("", text, count=1).strip()
     elif text.startswith("|"):

@@ -36,6 +36,8 @@ def test_a_corrupted_gold_line_is_reported(tmp_path: Path, capsys: pytest.Captur
 @pytest.mark.parametrize(("line", "question"), [
     ("### 1. Where does it start?  ", "1. Where does it start?"),
     ("## Closed heading ##", "Closed heading"),
+    ("### 该包仅支持 ESM {#this-package-is-esm-only}", "该包仅支持 ESM"),
+    ("## Setup {: #setup .wide }", "Setup"),
     ("1. **Q: How to select models?**<br>", "Q: How to select models?"),
     ("**Q: 这个模型怎么用？**  ", "Q: 这个模型怎么用？"),
     ("**Q：**SOLOv2 的原因是？", "**Q：**SOLOv2 的原因是？"),
