@@ -79,6 +79,36 @@ def test_the_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpai
     assert overall.unpaired_violations <= unpaired
 
 
+WILD2 = REPO / "eval" / "wild2"
+
+
+def test_the_second_wild_corpus_keeps_the_gold_questions_it_finds() -> None:
+    # 24 FAQ documents of 17 projects gathered by two probes (eval/wild2/README.md); floors, not a target.
+    scores = evaluate_segments(WILD2)
+    overall = scores[-1]
+    assert overall.gold == 231
+    assert overall.matched >= 229
+    # Still missed: graia-docs before/QA.md `## 当你遇到问题的时候` (cut as the two advice items of its
+    # `:::warning`), vite-docs-cn `### 请求始终停滞` (cut as the two bullets of its answer).
+    missed = {s.name for s in scores[:-1] if s.missed}
+    assert missed <= {"graia-docs/before/QA.md", "vite-docs-cn/troubleshooting.md"}
+    # 16 extras today: those two files' pieces, scrcpy's category introductions and `## Translations`, pake's
+    # `## Getting Help`, vben's preface, hertzbeat's unanswered item 5, mkdocs-material's three guide headings.
+    assert len(overall.extra) <= 16
+
+
+@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
+    ("as laid out", 54, 4, 1), ("renamed", 54, 4, 1), ("edited", 48, 5, 1)])
+def test_the_second_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
+    # 53 gold pairs; hertzbeat asks two questions twice in each language, so 10 of its links are right for 8 rows.
+    # By words alone scrcpy misses `Device unauthorized` / `设备未授权` (the two files order it differently; the
+    # meaning model of `faq eval-links` finds it), joins the two category introductions, and joins EN
+    # `## Translations` to ZH `## Windows命令行` (a gold unpaired entry).
+    overall = evaluate_links(WILD2, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
+    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
+    assert overall.unpaired_violations <= unpaired
+
+
 def test_question_numbers_are_not_what_pairs_entries(tmp_path: Path) -> None:
     from app.ingest.align import LinkRules
     from app.ingest.pipeline import IngestReport, link_documents, read_documents
