@@ -17,6 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.ingest.segment.blocks import HEADING_ATTRIBUTES  # a heading's `{#its-id}` is heading syntax, not question text
+
 PAIRS_HEADER = ["en_file", "en_question", "zh_file", "zh_question"]
 UNPAIRED_HEADER = ["file", "question"]
 
@@ -29,9 +31,6 @@ LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 LINE_BREAK = re.compile(r"(?i)(?:\s*</?br\s*/?>)+\s*$|\\$")
 BOLD = re.compile(r"^(\*\*|__)(.+?)\1\s*[:：]?$")
 HTML_BOLD = re.compile(r"(?i)^<(b|strong)>(.*?)</\1>\s*[:：]?$")
-# A heading's attribute block (`{#its-id}`, `{: #id .class}`: VitePress, Pandoc, kramdown, MkDocs) names a
-# place, not part of the question; the same pattern as the ingest's (app/ingest/segment/blocks.py).
-HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*(?:[#.][\w:-]+|[\w-]+=\S+)(?:\s+(?:[#.][\w:-]+|[\w-]+=\S+))*\s*\}\s*$")
 
 
 def _unwrap_bold(text: str) -> str:
