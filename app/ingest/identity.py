@@ -204,11 +204,12 @@ def _match_similar(previous: Sequence[Version], current: Sequence[Version], line
         olds = old_by_document.get(document, [])
         scores: dict[tuple[int, int], float] = {}
         for new in news:
+            telling = _telling(current[new].answer)
             for old in olds:
                 if previous[old].lang != current[new].lang:
                     continue
                 total, question, answer = shapes.score(old, new)
-                if question >= KEPT_PART or (answer >= KEPT_PART and _telling(current[new].answer)):
+                if question >= KEPT_PART or (answer >= KEPT_PART and telling):
                     scores[(new, old)] = total
                 else:
                     scores[(new, old)] = min(total, ACCEPT_SCORE - ACCEPT_MARGIN)  # a rival, never a match

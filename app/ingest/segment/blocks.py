@@ -28,11 +28,10 @@ TAG = re.compile(r"<[^>]+>")
 # part of the question.
 HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*(?:[#.][\w:-]+|[\w-]+=\S+)(?:\s+(?:[#.][\w:-]+|[\w-]+=\S+))*\s*\}\s*$")
 HTML_HEADING = re.compile(r"(?is)^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>[ \t]*(?:\n|$)")
-# mkdocs-material / Python-Markdown admonitions: `!!! note "Title"`, collapsible `??? tip "Title"`, `???+ …`.
-ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*[ \t]+"(.*)"[ \t]*$')
+# mkdocs-material / Python-Markdown admonitions: `!!! note "Title"`, collapsible `??? tip "Title"`, `???+ …`; the
+# title may be empty or left out (`!!! tip ""`, `!!! note`).
+ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"(.*)")?[ \t]*$')
 ADMONITION_INDENT = 4
-# Any admonition's opening line, its title quoted or left out (`!!! tip ""`, `!!! note`).
-ANY_ADMONITION = re.compile(r'^(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+[\w-]+)*(?:[ \t]+"(.*)")?[ \t]*$')
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # An anchor that only names a place (`<a id="x">`, `<a name="1"></a>`): no text of the question.
 NAME_ANCHOR = re.compile(r"(?i)<a\s(?![^>]*\bhref\s*=)[^>]*\b(?:name|id)\s*=[^>]*>")
@@ -95,17 +94,30 @@ def open_plain_admonitions(lines: list[str]) -> list[str]:
             fence = "" if line.lstrip().startswith(fence) else fence
         elif marker := FENCE_OPEN.match(line):
             fence = marker.group(1)
-        elif (match := ANY_ADMONITION.match(line.rstrip())) and not question_score(TAG.sub("", match.group(1) or "")):
+        elif (match := ADMONITION.match(line.rstrip())) and not question_score(TAG.sub("", match.group(1) or "")):
             title = (match.group(1) or "").strip()
             opened[number] = f"**{title}**" if title else ""
-            number += 1
-            while number < len(opened) and (not opened[number].strip() or opened[number].startswith((" " * 4, "\t"))):
-                body = opened[number]
-                opened[number] = body[1:] if body.startswith("\t") else body[ADMONITION_INDENT:]
-                number += 1
+            end = _admonition_end(number, opened)
+            for inside in range(number + 1, end):
+                body = opened[inside]
+                opened[inside] = body[1:] if body.startswith("\t") else body[ADMONITION_INDENT:]
+            number = end
             continue
         number += 1
     return opened
+
+
+def _admonition_end(start: int, lines: list[str]) -> int:
+    """The line after the last of the admonition at `start`'s body: the indented lines under it (blank ones
+    between them)."""
+    end = start + 1
+    for number in range(start + 1, len(lines)):
+        line = lines[number]
+        if line.strip() and not line.startswith((" " * ADMONITION_INDENT, "\t")):
+            break
+        if line.strip():
+            end = number + 1
+    return end
 
 
 def parse(text: str) -> SyntaxTreeNode:
@@ -211,16 +223,10 @@ def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[Syn
 def _question_admonition(start: int, lines: list[str]) -> Details | None:
     """An admonition (`??? note "Q: …"`) whose title asks, with its indented body."""
     match = ADMONITION.match(lines[start].rstrip())
-    if match is None or not question_score(TAG.sub("", match.group(1))):
+    if match is None or not question_score(TAG.sub("", match.group(1) or "")):
         return None
-    end = start + 1
-    for number in range(start + 1, len(lines)):
-        line = lines[number]
-        if line.strip() and not line.startswith((" " * ADMONITION_INDENT, "\t")):
-            break
-        if line.strip():
-            end = number + 1
-    return Details(start=start, end=end, summary_line=start, question=" ".join(match.group(1).split()),
+    return Details(start=start, end=_admonition_end(start, lines), summary_line=start,
+                   question=" ".join(match.group(1).split()),
                    body_start=start + 1, indent=ADMONITION_INDENT)
 
 
