@@ -299,6 +299,36 @@ def test_plain_text_before_an_faqs_first_question_is_a_preface() -> None:
     assert _questions(text, file_name="notes.md")[0] == "Submit an Issue"  # not an FAQ: a heading with its text
 
 
+def test_sections_about_the_document_itself_are_not_entries() -> None:
+    # vben's preface, Pake's closing `Getting Help`, scrcpy's `Translations` (eval/wild2), among topic headings.
+    text = ("# FAQ\n\n## 说明\n\n遇到问题，可以先从以下几个方面查找。\n\n## 依赖问题\n\n重新安装依赖。\n\n"
+            "## 缓存问题\n\n清空浏览器缓存。\n\n## Getting Help\n\nOpen an issue on GitHub.\n\n"
+            "## Translations\n\nTranslations of this FAQ are on the wiki.\n")
+    assert _questions(text, file_name="faq.md") == ["依赖问题", "缓存问题"]
+    # A question heading is one whatever words it uses.
+    assert _questions("# FAQ\n\n## Where can I get help?\n\nOn the forum.\n\n## Help\n\nAsk.\n",
+                      file_name="faq.md") == ["Where can I get help?"]
+
+
+def test_among_heading_entries_a_headings_lists_and_sub_headings_are_its_answer() -> None:
+    # Vite's troubleshooting page (eval/wild2): symptom headings; one answer lists two fixes with code under each,
+    # another has a `#### macOS` part. Neither the fixes nor the part is an entry.
+    text = ("# 排错指南\n\n## 开发服务器\n\n### 请求始终停滞\n\n文件描述符限制可能导致这个问题。要解决这个问题：\n\n"
+            "- 使用 `ulimit` 增加文件描述符的限制\n\n  ```shell\n  ulimit -Sn 10000\n  ```\n\n"
+            "- 通过 `sysctl` 提升 inotify 限制\n\n  ```shell\n  sudo sysctl fs.inotify.max_user_watches=9\n  ```\n\n"
+            "### 网络请求停止加载\n\n使用自签名证书时，Chrome 会忽略缓存指令。\n\n#### macOS\n\n"
+            "用以下命令安装受信任的证书。\n\n### 431 Request Header Fields Too Large\n\n请求头过大。\n\n"
+            "### 开发容器端口转发\n\n改用 `127.0.0.1`。\n")
+    entries = segment_markdown(text, file_name="troubleshooting.md").entries
+    assert [e.question for e in entries] == ["请求始终停滞", "网络请求停止加载", "431 Request Header Fields Too Large",
+                                             "开发容器端口转发"]
+    assert "sysctl" in entries[0].answer_markdown and "macOS" in entries[1].answer_markdown
+    # Where the headings are categories over such lists, the items are still the entries.
+    topics = ("# FAQ\n\n## 安装\n\n- 内存不足\n\n  加大内存。\n\n- 找不到模块\n\n  重新安装。\n\n"
+              "## 运行\n\n- 端口被占用\n\n  换一个端口。\n\n- 启动很慢\n\n  关闭插件。\n")
+    assert _questions(topics, file_name="faq.md") == ["内存不足", "找不到模块", "端口被占用", "启动很慢"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -87,23 +87,23 @@ def test_the_second_wild_corpus_keeps_the_gold_questions_it_finds() -> None:
     scores = evaluate_segments(WILD2)
     overall = scores[-1]
     assert overall.gold == 231
-    assert overall.matched >= 229
+    assert overall.matched >= 230
     # Still missed: graia-docs before/QA.md `## 当你遇到问题的时候` (cut as the two advice items of its
-    # `:::warning`), vite-docs-cn `### 请求始终停滞` (cut as the two bullets of its answer).
+    # `:::warning`).
     missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"graia-docs/before/QA.md", "vite-docs-cn/troubleshooting.md"}
-    # 16 extras today: those two files' pieces, scrcpy's category introductions and `## Translations`, pake's
-    # `## Getting Help`, vben's preface, hertzbeat's unanswered item 5, mkdocs-material's three guide headings.
-    assert len(overall.extra) <= 16
+    assert missed <= {"graia-docs/before/QA.md"}
+    # 9 extras today: graia's two advice items, scrcpy's category introductions, hertzbeat's unanswered item 5,
+    # mkdocs-material's three guide headings.
+    assert len(overall.extra) <= 9
 
 
 @pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 54, 4, 1), ("renamed", 54, 4, 1), ("edited", 48, 5, 1)])
+    ("as laid out", 54, 2, 0), ("renamed", 54, 2, 0), ("edited", 47, 3, 0)])
 def test_the_second_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
     # 53 gold pairs; hertzbeat asks two questions twice in each language, so 10 of its links are right for 8 rows.
     # By words alone scrcpy misses `Device unauthorized` / `设备未授权` (the two files order it differently; the
-    # meaning model of `faq eval-links` finds it), joins the two category introductions, and joins EN
-    # `## Translations` to ZH `## Windows命令行` (a gold unpaired entry).
+    # meaning model of `faq eval-links` finds it) and joins the two category introductions. Edited, the inserted
+    # `syntax error, unexpected xxx` takes vben's `Errors When Running Locally` from `本地运行报错`.
     overall = evaluate_links(WILD2, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
     assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
     assert overall.unpaired_violations <= unpaired

@@ -70,6 +70,7 @@ class Group:
     units: list[Unit] = field(default_factory=list)
     qualifies: bool = False
     navigation: bool = False  # a list whose items are only links (a table of contents)
+    topics: bool = False  # a list that qualifies only as topics (short items with text under them), no item asks
     why: str = ""  # why it qualifies or not, in words
     notes: list[str] = field(default_factory=list)  # for the ingest summary: what was left out, and why
 
@@ -128,6 +129,7 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
             group.rule = f"{group.rule} (a topic in an FAQ)"
             group.why = f"all {count} items name a topic in one short line with an answer under it, in an FAQ"
             group.units = [_as_topic(unit) for unit in group.units]
+            group.topics = True
         else:
             asks = sum(u.score > 0 and not f["answer_part"] for u, f in facts)
             group.qualifies = not ordered and (asks / count >= MIN_LIST_SHARE and bodies / count >= MIN_LIST_SHARE

@@ -135,6 +135,7 @@ class _Reading:
     block_style: bool = False  # its entries are list items, paragraphs or titled blocks, not headings
     qa_total: int = 0
     absorbed: set[int] = field(default_factory=set)
+    scoped: list[Section] = field(default_factory=list)
 
 
 def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
@@ -204,7 +205,7 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
     readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq) for s in scoped}
     level = _entry_level(scoped)
     reading = _Reading(lines=lines, readings=readings, forced=forced,
-                       faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level)
+                       faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level, scoped=scoped)
     reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
     block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
         len(g.units) for s in scoped if not _heading_asks(s)
@@ -397,6 +398,11 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
         decision.chosen = f"{section.title!r} names navigation or a preface: no entry"
         return decision, [], "heading"
     qualifying = sorted((g for g in others if g.qualifies), key=lambda g: -g.score)
+    if qualifying and qualifying[0].topics and not details and _answers_among_heading_entries(section, reading):
+        # `### Requests stall` › "To fix this:" › `- Raise the limit with ulimit` + code: the steps of one answer.
+        decision.losers.append(f"{qualifying[0].rule} (the steps of the heading's answer: its text leads in, and "
+                               "the headings beside it are entries)")
+        qualifying = []
     units: list[Unit] = [u for g in details for u in g.units]
     kind = "details" if units else ""
     decision.notes += [note for g in details for note in g.notes]
@@ -452,7 +458,9 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
             and section.level < (reading.entry_level or 0):
         decision.chosen = "plain text before the first question, above the question headings: a preface"
     else:
-        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=False)
+        # Among heading entries, a sub-heading that asks nothing is a part of this one's answer (`#### macOS`).
+        absorb = not section.is_leaf and _answers_among_heading_entries(section, reading)
+        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=absorb)
     return decision, [], "heading"
 
 
@@ -476,6 +484,20 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
     decision.chosen, decision.entries = rule, 1
     decision.losers += [f"{g.rule} ({g.why})" for g in readings if g.qualifies]
     return decision, [unit], "heading"
+
+
+def _answers_among_heading_entries(section: Section, reading: _Reading) -> bool:
+    """The section's own text leads its answer, and most headings beside it (same parent, same level) are entries
+    by their own text: leaves with text and no block that asks. Then it is an entry like them, and its lists and
+    sub-headings are the parts of its answer."""
+    if reading.block_style or section.heading is None or section.is_title or \
+            not section.blocks or section.blocks[0].type != "paragraph":
+        return False
+    siblings = [s for s in reading.scoped if s is not section and s.heading is not None and not s.is_title
+                and s.level == section.level and s.path == section.path]
+    entries = [s for s in siblings if s.is_leaf and _has_content(s) and not is_navigation(s.title)
+               and not any(g.qualifies and not g.topics for g in reading.readings[id(s)])]
+    return len(entries) >= 2 and len(entries) * 2 > len(siblings)
 
 
 def _holds_entries(section: Section, reading: _Reading) -> bool:

@@ -37,10 +37,19 @@ ANSWER_PART = re.compile(
 # A leading number of a title, with or without a mark after it: `4 `, `2.`, `IV. `, `一、`.
 TITLE_NUMBER = re.compile(
     r"(?i)^\s*(?:\d{1,3}(?:\.\d{1,3})*|[ivx]{1,5}|[一二三四五六七八九十]{1,3})(?:\s*[.、)）]\s*|\s+)")
-# A heading that names navigation or a preface, never an entry.
+# A heading that names navigation, a preface or the document's own business (where to get help, its
+# translations, how to contribute), never an entry: it asks nothing a reader searches for.
 NAVIGATION_TITLE = re.compile(
     r"(?i)^\W*(?:navigation|contents|table of contents|toc|index|before you (?:read|ask|start|begin)|"
-    r"目录|导航|索引|阅读须知|提问之前|提问前必读|在提问之前)\W*$"
+    r"目录|导航|索引|阅读须知|提问之前|提问前必读|在提问之前|"
+    r"(?:getting|get|need|still need|more|further|where to get) help|help|(?:getting )?support|contact(?: us|s)?|"
+    r"feedback|contributing|(?:how to )?contribute|contributions?|translations?|other languages|licen[cs]e|"
+    r"acknowledge?ments?|credits|see also|references|further reading|learn more|related (?:links|docs|documents|"
+    r"documentation|pages)|instructions|introduction|intro|overview|preface|foreword|disclaimer|"
+    r"about(?: this (?:faq|page|document|guide))?|"
+    r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
+    r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
+    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明)\W*$"
 )
 # Two or more language names side by side: the links between a document's translations.
 _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
@@ -107,8 +116,9 @@ def has_answer_label(text: str) -> bool:
 
 
 def is_navigation(title: str) -> bool:
-    """A heading that names a table of contents or a preface (`Navigation`, `目录`, `Before you read`), or
-    switches between a document's translations (`English | 简体中文`)."""
+    """A heading that names a table of contents, a preface or the document's own business (`Navigation`, `目录`,
+    `Before you read`, `Getting help`, `Translations`, `说明`), or switches between a document's translations
+    (`English | 简体中文`)."""
     return bool(NAVIGATION_TITLE.match(title) or LANGUAGE_SWITCH.match(title))
 
 
