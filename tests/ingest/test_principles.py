@@ -329,6 +329,32 @@ def test_among_heading_entries_a_headings_lists_and_sub_headings_are_its_answer(
     assert _questions(topics, file_name="faq.md") == ["内存不足", "找不到模块", "端口被占用", "启动很慢"]
 
 
+def test_a_heading_that_only_points_to_more_faq_marks_no_faq_section() -> None:
+    # semi-design's FAQ page (eval/wild3): its questions, then `#### More FAQ` over one link. Read as the FAQ
+    # section, it left all 30 questions above it outside.
+    questions = ("#### Does Semi support i18n?\n\nYes.\n\n#### Why is defaultValue not working?\n\n"
+                 "It is uncontrolled.\n\n")
+    text = "# Semi\n\n" + questions + "#### More FAQ\nPlease refer to https://example.com/faq\n"
+    assert _questions(text, file_name="index-en-US.md") == ["Does Semi support i18n?",
+                                                            "Why is defaultValue not working?"]
+    # Its front matter title says FAQ: the whole document is the FAQ, whatever a heading says.
+    guide = "# Guide\n\nIntro.\n\n## Setup\n\nRun it.\n\n## FAQ\n\n### Why does it fail?\n\nNo disk.\n"
+    assert _questions(guide, file_name="guide.md") == ["Why does it fail?"]
+    assert _questions(guide, file_name="guide.md", title="Frequently Asked Questions") == ["Setup",
+                                                                                         "Why does it fail?"]
+
+
+def test_a_step_that_ends_in_a_colon_asks_nothing_and_failures_are_named_in_chinese_too() -> None:
+    # DB-GPT's troubleshooting page in Chinese (eval/wild3): `验证 CUDA 是否安装正确：` introduces a command.
+    text = ("# 安装问题\n\n## Python 版本错误\n\n需要 3.10。\n\n## 找不到 uv\n\n安装 uv。\n\n"
+            "## CUDA / GPU 问题\n\n如果 GPU 不可用：\n\n1. 验证 CUDA 是否安装正确：\n\n"
+            "```bash\nnvidia-smi\n```\n\n2. 验证 PyTorch 是否能识别 GPU：\n\n```bash\npython -c 1\n```\n\n"
+            "## Docker 相关问题\n\n### 权限不足\n\n把用户加入 docker 组。\n\n### 找不到 NVIDIA runtime\n\n安装它。\n\n"
+            "## 还是没解决？\n\n- 搜索 [GitHub Issues](https://github.com/x/y/issues)\n")
+    assert _questions(text, file_name="troubleshooting/installation.md") == [
+        "Python 版本错误", "找不到 uv", "CUDA / GPU 问题", "权限不足", "找不到 NVIDIA runtime"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -22,6 +22,7 @@ An editor's hint in front matter (`entries: list-items`, `entries: h3` …) over
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -61,6 +62,8 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 # Characters (a Chinese one counts two) of a question heading's own text that answer it: a lead-in to its
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
+POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
+LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     forced = _read_hint(hint, document, all_sections)
     if title_section is not None:
         title_section.is_title = True
-    scope_note = _restrict_to_faq_sections(all_sections, title_section, file_name, forced)
+    scope_note = _restrict_to_faq_sections(all_sections, title_section, file_name, forced, title, lines)
     if scope_note:
         document.notes.append(scope_note)
     scoped = [s for s in all_sections if s.in_scope]
@@ -275,11 +278,15 @@ def _says_faq(document_title: str, title: str, file_name: str, found: list[Secti
 
 
 def _restrict_to_faq_sections(found: list[Section], title_section: Section | None, file_name: str,
-                              forced: str | None) -> str | None:
-    """In a long document (README, guide) with an FAQ section, only that section holds entries."""
+                              forced: str | None, title: str, lines: list[str]) -> str | None:
+    """In a long document (README, guide) with an FAQ section, only that section holds entries; a document whose
+    name or front matter title says FAQ is one whole, and a heading that only points to more FAQ elsewhere
+    (`#### More FAQ` over a link) marks no section."""
     headed = [s for s in found if s.heading is not None]
-    faq = [s for s in headed if is_faq_section(s.title)]
+    faq = [s for s in headed if is_faq_section(s.title) and not _points_elsewhere(s, lines)]
     stem = PurePosixPath(file_name).stem
+    if title and is_faq_section(title):
+        return None
     if not faq:
         if README_NAME.match(stem) and forced is None:
             for section in found:
@@ -298,6 +305,13 @@ def _restrict_to_faq_sections(found: list[Section], title_section: Section | Non
                     break
                 later.in_scope = True
     return None
+
+
+def _points_elsewhere(section: Section, lines: list[str]) -> bool:
+    """A section with no sub-sections whose text is little more than a link: `More FAQ` › "Please refer to <url>"."""
+    text = "\n".join(lines[section.start_line:section.end_line])
+    words = LINKS.sub("", text)
+    return section.is_leaf and words != text and _substance(words) < POINTER_LENGTH
 
 
 def _out_of_scope(scope_note: str | None) -> str:

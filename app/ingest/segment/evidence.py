@@ -46,10 +46,12 @@ NAVIGATION_TITLE = re.compile(
     r"feedback|contributing|(?:how to )?contribute|contributions?|translations?|other languages|licen[cs]e|"
     r"acknowledge?ments?|credits|see also|references|further reading|learn more|related (?:links|docs|documents|"
     r"documentation|pages)|instructions|introduction|intro|overview|preface|foreword|disclaimer|"
-    r"about(?: this (?:faq|page|document|guide))?|"
+    r"about(?: this (?:faq|page|document|guide))?|still (?:stuck|have questions|having (?:problems|issues|trouble))|"
+    r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
-    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明)\W*$"
+    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|(?:仍然|依然|仍)(?:未|没有)解决|"
+    r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq)\W*$"
 )
 # Two or more language names side by side: the links between a document's translations.
 _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
@@ -65,11 +67,14 @@ QUESTION_WORDS = re.compile(
     r"|^\s*(?:how|what|why|when|where|which|who|can|could|does|do|did|is|are|should|will|would|any)\b"
     r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*$|什么|哪些|哪个|哪里|多大|多少|多长"
 )
+LEAD_IN = re.compile(r"^[^?？]*[:：][\s*_`]*$")  # ends in a colon, no question mark anywhere
 ERROR_WORDS = re.compile(
     r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|refused|"
     r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
     r"not (?:accessible|working|responding|supported)|inaccessible|(?:doesn't|does not|won't|can not) work|"
-    r"报错|错误|失败|异常|无法|出错|超时|拒绝|不能|不支持|乱码|找不到|未找到|不存在|不可用|不生效"
+    r"crash(?:es|ed|ing)?|hangs|freez(?:es|ing)|corrupt(?:ed|ion)?|"
+    r"报错|错误|失败|异常|无法|出错|超时|拒绝|不能|不支持|乱码|找不到|未找到|不存在|不可用|不生效|"
+    r"权限不足|没有权限|无权限|崩溃|闪退|卡住|卡死|无响应|无反应|没反应|不起作用|内存不足|显存不足|溢出|损坏"
 )
 # GitHub emoji shortcodes (`:rocket:`, a `[(:link:)](url)` link): decoration, not words.
 EMOJI_SHORTCODE = re.compile(r"\(\s*:[a-z0-9_+-]+:\s*\)|(?<![\w:]):[a-z0-9_+-]+:(?![\w:])")
@@ -91,8 +96,12 @@ def strip_numbering(text: str) -> str:
 
 
 def is_question(text: str) -> bool:
-    """Phrased as a question in English or Chinese (or labelled `Q:` / `问：`)."""
-    return bool(QUESTION_WORDS.search(NUMBERING.sub("", text.strip(), count=1)))
+    """Phrased as a question in English or Chinese (or labelled `Q:` / `问：`); a line that ends in a colon and asks
+    nothing with `?` introduces what follows (`验证 CUDA 是否安装正确：`, `How to check:`), it is no question."""
+    text = NUMBERING.sub("", text.strip(), count=1)
+    if LEAD_IN.search(text) and not has_question_label(text):
+        return False
+    return bool(QUESTION_WORDS.search(text))
 
 
 def has_question_label(text: str) -> bool:
