@@ -1,14 +1,15 @@
 """Does "this translation fell behind" come true? Replays the git history of real bilingual FAQ files.
 
-    python -m measure.outdated [--mirrors DIR] [--split dev|test|all] [--cases FILE]
+    python -m measure.outdated [--mirrors DIR] [--split dev|test|all] [--cases FILE] [--no-meaning]
 
 The files are those of measure/identity.py (measure/identity_sources.tsv), and the commits those of the
 branch as a portal that serves it saw them: its first-parent line, where a merged branch is one step, the merge
 (commits of merged branches, in time order, interleave states that never stood together). Each commit
 is ingested in order as the portal does it: entries read, ids inherited from the previous commit's,
-translations paired (app/ingest/align.py, without the embedding model), the histories brought up to
-date in a real lineage file (app/lineage.py, the commit's index as the ingest time), and every
-translation pair judged by app/outdated.py. Only files whose entries pair with a translation count.
+translations paired (app/ingest/align.py, with the questions' meaning by the embedding model as the portal's
+default `semantic` has it, when the model runs here; `--no-meaning` pairs by anchors alone, as `semantic: false`
+does), the histories brought up to date in a real lineage file (app/lineage.py, the commit's index as the ingest
+time), and every translation pair judged by app/outdated.py. Only files whose entries pair with a translation count.
 
 The reference is the diff, independently of the portal's ids: an entry of one commit continues an
 entry of the previous commit as measure/identity.py's reference pairs them (a chain of such pairs is
@@ -36,11 +37,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from app.config import Settings
-from app.ingest.align import LinkRules
+from app.ingest.align import LinkRules, Meaning
 from app.ingest.pipeline import IngestReport, inherit_previous_ids, link_documents, read_documents
 from app.ingest.store import published
 from app.lineage import Lineage
 from app.outdated import ReviewMarks, judge_pair, translation_sides
+from app.search.embedding import ModelSlot, question_cosines
 from measure.identity import (
     Seen,
     Source,
@@ -92,8 +94,9 @@ class Commit:
     flagged: dict[int, int]  # outdated chains → the chain of the newer version
 
 
-def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
-    """Every commit of one repository's FAQ files as the portal and the reference see it."""
+def replay_source(repo: Path, source: Source, work: Path, meaning: Meaning | None = None) -> list[Commit]:
+    """Every commit of one repository's FAQ files as the portal and the reference see it (`meaning`: the
+    questions' cosines the ingest pairs translations with, `app.search.embedding.question_cosines`)."""
     content = work / "content"
     settings = Settings(content_dir=content, data_dir=work / "data", database_url="", semantic=False,
                         _env_file=None)
@@ -111,7 +114,7 @@ def replay_source(repo: Path, source: Source, work: Path) -> list[Commit]:
             inherit_previous_ids(documents, [seen.version for seen in previous], IngestReport())
             keys = {path: key for key, (path, _) in step.files.items()}
             current = list(_seen(documents, keys))
-            links = link_documents(documents, [], LinkRules(), None)
+            links = link_documents(documents, [], LinkRules(), meaning)
             since = (EPOCH + timedelta(days=index)).isoformat(timespec="seconds")
             lineage.record({}, published([seen.version for seen in previous],
                                          [(seen.version.id, seen.version.title, seen.version.answer)
@@ -216,7 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder of git mirrors, <owner>+<name>/repo (default ../.mirror)")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="all")
     parser.add_argument("--cases", type=Path, help="write the missed and never-caught-up cases to this file")
+    parser.add_argument("--no-meaning", action="store_true",
+                        help="pair translations by their anchors alone, without the embedding model (semantic: false)")
     args = parser.parse_args(argv)
+    slot = ModelSlot(enabled=not args.no_meaning)
+    meaning = question_cosines(slot)
     total = Tally()
     bilingual = 0
     for source in read_sources(args.split):
@@ -224,14 +231,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if repo is None:
             return 1
         with tempfile.TemporaryDirectory(prefix="faq-outdated-") as work:
-            tally = judge(source.repository, replay_source(repo, source, Path(work)))
+            tally = judge(source.repository, replay_source(repo, source, Path(work), meaning))
         if not tally.pairs:
             print(f"{source.repository}: no translation pairs, not counted", flush=True)
             continue
         bilingual += len(source.paths)
         print(report(f"{source.repository} ({len(source.paths)} files)", tally), flush=True)
         total.add(tally)
-    print(report(f"ALL ({args.split}: {bilingual} files in bilingual histories)", total))
+    paired_by = ("anchors alone (--no-meaning)" if args.no_meaning else
+                 "anchors and meaning" if slot.get() is not None else "anchors alone (the model cannot run here)")
+    print(report(f"ALL ({args.split}: {bilingual} files in bilingual histories, translations paired by {paired_by})",
+                 total))
     write_cases(args.cases, total.cases)
     return 0
 

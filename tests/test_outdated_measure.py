@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from measure.identity import Source
@@ -109,3 +110,26 @@ def test_a_change_of_whitespace_or_letter_case_is_neither_a_change_to_follow_nor
     tally = judge("local/repo", commits)
     assert (tally.predictions, tally.correct, tally.open) == (1, 0, 1)  # the port notice: never caught up
     assert (tally.events, tally.found) == (0, 0)
+
+
+def test_the_replay_pairs_translations_with_the_meaning_it_is_given(tmp_path: Path) -> None:
+    """As the ingest does with its model (`semantic`, on by default): a pair made on two shared words whose questions
+    mean different things is no pair, and the change of one side marks nothing behind (SpaceVim 6266158722)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    python = ("\n\n## How do I enable Python in SpaceVim?\n\n"
+              "Set `PYTHON3_HOST_PROG` to the interpreter before vim starts.\n")
+    colour = "\n\n## 为什么 SpaceVim 的颜色和官网不一致？\n\n终端不支持真色时，把 enable_guicolors 设为否。\n"
+    en, zh = EN.split("\n\n## How do I change")[0] + python, ZH.split("\n\n## 如何修改端口")[0] + colour
+    _commit(repo, "docs/faq.md", en, "English")
+    _commit(repo, "docs/faq.zh.md", zh, "Chinese translation")
+    _commit(repo, "docs/faq.md", en.replace("before vim starts.", "in `init.toml`, or before vim starts."), "toml")
+    source = Source("test", "local/repo", ("docs/faq.md", "docs/faq.zh.md"))
+
+    def meaning(first: Sequence[str], second: Sequence[str]) -> list[list[float]]:
+        return [[0.95 if "install" in a and "安装" in b else 0.75 for b in second] for a in first]
+
+    anchors_alone = judge("local/repo", replay_source(repo, source, tmp_path / "anchors"))
+    assert len(anchors_alone.pairs) == 2 and anchors_alone.open == 1  # the colour entry "behind" the Python one
+    tally = judge("local/repo", replay_source(repo, source, tmp_path / "meaning", meaning))
+    assert len(tally.pairs) == 1 and tally.predictions == 0

@@ -44,6 +44,11 @@ DOCUMENT_CANDIDATES = 3  # content pairing: candidates per document, by shared a
 MEANING_PAIR = 0.88  # two questions left unpaired pair at this cosine, if each is the other's clear best
 MEANING_MARGIN = 0.02  # over the next best of either
 MEANING_VETO = 0.80  # a pair with little anchor evidence whose questions are this far apart is not a pair
+# A pair sharing fewer anchors than this has little evidence however similar it scores: two entries whose only
+# shared anchors are two words (`enable`, the project's name) score 1.0 when nothing else of theirs is shared by the
+# two documents. Such pairs are checked by meaning too (the gold pairs of ../shared/corpus and eval/wild sharing at
+# most two anchors: 53, their questions' cosine 0.81 at the lowest).
+MEANING_EVIDENCE = 3
 Meaning = Callable[[Sequence[str], Sequence[str]], list[list[float]]]  # question texts → their cosines
 PAIR_EVIDENCE = 2  # content pairing: an entry pair counts towards its documents' score with this many shared anchors
 # Content pairing: an anchor held by more documents than this proposes no candidates (it still counts
@@ -181,11 +186,13 @@ def _check_by_meaning(first: Sequence[AlignableEntry], second: Sequence[Alignabl
                       matched: dict[int, tuple[int, str]], meaning: Meaning,
                       banned: set[tuple[str, str]]) -> dict[int, float]:
     """Drop weak pairs whose questions mean different things, then pair what is left by meaning; returns the
-    cosine of each pair made by meaning (by its row).
+    cosine of each pair made by meaning (by its row). Weak: found out of order or by position, less similar
+    than CONFIDENT, or sharing fewer than MEANING_EVIDENCE anchors (a high similarity on two shared words is chance).
 
     Only the weak pairs and the entries left over are embedded: a few per document pair.
     """
-    weak = [(i, j) for i, (j, method) in matched.items() if method != "anchors" or sim[i][j] < CONFIDENT]
+    weak = [(i, j) for i, (j, method) in matched.items() if method != "anchors" or sim[i][j] < CONFIDENT
+            or len(first[i].anchors & second[j].anchors) < MEANING_EVIDENCE]
     if weak:
         cosines = meaning([first[i].title for i, _ in weak], [second[j].title for _, j in weak])
         for k, (i, _) in enumerate(weak):

@@ -277,6 +277,32 @@ def test_questions_that_share_no_anchor_pair_by_meaning_and_a_weak_pair_of_diffe
     assert (english[3].id, chinese[2].id) not in pairs  # the lone one left stays unpaired
 
 
+def test_a_pair_sharing_two_words_only_is_checked_by_meaning_however_similar() -> None:
+    """SpaceVim's FAQ (6266158722): its Chinese colour theme entry and the English entry on +py shared only
+    `enable` and `spacevim` among the anchors both documents use, so they scored 1.0 and were never checked; their
+    questions' cosine is 0.78. A pair sharing three anchors or more is not second-guessed."""
+    english = [AlignableEntry("toml", frozenset({"word:toml", "word:xml", "word:vim", "word:spacevim"}),
+                              "Why use toml as the default configuration file format?"),
+               AlignableEntry("py", frozenset({"word:enabl", "word:spacevim", "code:g:python_host_prog"}),
+                              "How to enable +py and +py3 in neovim?"),
+               AlignableEntry("ctrl", frozenset({"code:ctrl-q", "line:stty -ixon", "word:vim"}),
+                              "Why does vim freeze after pressing Ctrl-s?")]
+    chinese = [AlignableEntry("toml-zh", frozenset({"word:toml", "word:xml", "word:vim", "word:spacevim"}),
+                              "为什么选择 Toml 作为默认配置格式？"),
+               AlignableEntry("colour-zh", frozenset({"word:enabl", "word:spacevim", "line:enable_guicolors = false"}),
+                              "为什么 SpaceVim 颜色主题和官网不一致？"),
+               AlignableEntry("ctrl-zh", frozenset({"code:ctrl-q", "line:stty -ixon", "word:vim"}),
+                              "按下 Ctrl-s 后，Vim 为什么会卡死？")]
+
+    def meaning(first: list[str], second: list[str]) -> list[list[float]]:
+        return [[0.78 for _ in second] for _ in first]  # no two questions alike: only the evidence keeps a pair
+
+    without = {(p.first, p.second): p for p in align_entries(english, chinese)}
+    assert without[("py", "colour-zh")].method == "anchors" and without[("py", "colour-zh")].score == 1.0
+    pairs = {(p.first, p.second) for p in align_entries(english, chinese, meaning=meaning)}
+    assert pairs == {("toml", "toml-zh"), ("ctrl", "ctrl-zh")}
+
+
 def test_the_model_pairs_translated_questions_that_share_no_anchor(tmp_path: Path) -> None:
     from app.search.embedding import ModelSlot, question_cosines
 
