@@ -78,14 +78,13 @@ identity: install
 	$(BIN)/python -m measure.identity --mirrors $(MIRRORS) --http
 
 # `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
-# The project's own queries over what the tests serve (content/ and the damaged seed of tests/fixtures/repair/),
-# in a scratch folder; more query files with EVAL_QUERIES="FILE …" (e.g. ../shared/eval/queries-dev.tsv).
+# The project's own queries over the bundled sample (content/, the five seeds), in a scratch folder; more query files with EVAL_QUERIES="FILE …" (e.g. ../shared/eval/queries-dev.tsv).
 EVAL_QUERIES ?=
 EVAL_SAMPLE := $(or $(TMPDIR),/tmp)/faq-eval-sample
 EVAL_IN_SAMPLE := FAQ_DATA_DIR=$(EVAL_SAMPLE)/data FAQ_CONTENT_DIR=$(EVAL_SAMPLE)/content
 eval: install
 	rm -rf $(EVAL_SAMPLE)/content && mkdir -p $(EVAL_SAMPLE)/content
-	cp -r content/. tests/fixtures/repair/. $(EVAL_SAMPLE)/content/
+	cp -r content/. $(EVAL_SAMPLE)/content/
 	$(EVAL_IN_SAMPLE) $(BIN)/faq ingest --quiet > /dev/null
 	$(EVAL_IN_SAMPLE) $(BIN)/faq embed --quiet
 	$(EVAL_IN_SAMPLE) $(BIN)/faq eval eval/queries-project.tsv

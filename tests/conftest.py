@@ -25,18 +25,16 @@ from app.web.inprocess import InProcessClient
 from measure.localserver import scratch_postgres_database
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "content"  # the bundled sample users start with: clean, it passes `faq check`
-# The seed whose text is mojibake (its UTF-8 once read through a Windows code page): the repair feature's
-# fixture, kept byte for byte outside the sample.
-DAMAGED_SEED = REPO / "tests" / "fixtures" / "repair" / "hf-transformers-deepspeed-notes.zh.md"
+SAMPLE = REPO / "content"  # the bundled sample users start with: the five seeds, byte for byte, and a glossary
+# The seed whose text is mojibake (its UTF-8 once read through a Windows code page): the ingest repairs it.
+DAMAGED_SEED = SAMPLE / "hf-transformers-deepspeed-notes.zh.md"
 
 
 def _test_content() -> Path:
-    """The sample plus the damaged seed, in a folder of this test run: the pages and API are tested on both."""
+    """The sample, copied into a folder of this test run (a test that edits its content edits the copy)."""
     folder = Path(tempfile.mkdtemp(prefix="faq-test-content-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     shutil.copytree(SAMPLE, folder, dirs_exist_ok=True)
-    shutil.copy2(DAMAGED_SEED, folder)
     return folder
 
 

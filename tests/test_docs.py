@@ -73,6 +73,12 @@ def test_every_command_of_the_readme_runs_against_a_served_sample(tmp_path: Path
                      .replace(".venv/bin/", f"{bin_dir}/"))
             done = subprocess.run(["bash", "-c", shell], env={**env, "FAQ_SEMANTIC": "true"}, cwd=REPO,
                                   capture_output=True, text=True, timeout=300, check=False)
+            if done.returncode == 1 and (" check" in line or "--fail-on" in line):
+                # Exit 1: something for an editor (README, exit codes): the damaged seed's uncertain repairs only.
+                said = done.stdout.splitlines()[-1] if " check" in line else done.stderr
+                assert ("0 damaged generations, 0 damaged vector files, 42 uncertain repairs, 0 skipped files, "
+                        "0 link problems" in said or said.endswith(": found repairs 42\n")), f"{line}\n{said}"
+                continue
             assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
             assert "Traceback" not in done.stderr, line
             if line.startswith("curl"):

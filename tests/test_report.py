@@ -116,12 +116,15 @@ def test_report_counts_on_the_sample_match_the_database_and_the_files(
     assert list(counts) == list(SECTION_NAMES)
     untranslated = untranslated_in_database(sample)
     assert counts["untranslated"] == {**untranslated, "total": sum(untranslated.values())}
-    # The sample: 12 English and 36 Chinese entries, 9 pairs; two Chinese documents have no translation.
-    assert counts["untranslated"] == {"en": 3, "zh": 27, "total": 30}
+    # The sample: 12 English and 56 Chinese entries, 9 pairs; three Chinese documents have no translation.
+    assert counts["untranslated"] == {"en": 3, "zh": 47, "total": 50}
     assert counts["links"]["total"] == unreachable_links(SAMPLE) == 6  # Dataset.md, ../src/…/train_utils.py
     assert counts["links"] == {"en": 3, "zh": 3, "total": 6}
-    for clean in ("unhelpful", "zero-results", "repairs", "structure"):  # no statistics yet; a clean sample
+    for clean in ("unhelpful", "zero-results", "structure"):  # no statistics yet; no structure close call
         assert counts[clean]["total"] == 0, clean
+    with _database(sample) as db:  # the damaged seed's guesses that a repair could not be sure of
+        (uncertain,) = db.execute("SELECT SUM(uncertain_repairs) FROM document").fetchone()
+    assert counts["repairs"] == {"en": 0, "zh": uncertain, "total": uncertain} and uncertain == 42
     assert "### [deepspeed-chat-faq.zh.md](</documents/deepspeed-chat-faq-zh>) (Chinese, 13; no document " \
            "translates it)" in out
 
@@ -197,9 +200,8 @@ def test_fail_on_exits_one_with_one_line_naming_what_was_found(
         sample: Settings, faq: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_report(sample, monkeypatch, capsys, "--fail-on", "untranslated,repairs,links")
     assert code == EXIT_FAILED and out.startswith("# Editors' report")  # the report is written all the same
-    assert err == "faq report: --fail-on untranslated,repairs,links: found untranslated 30, links 6\n"
-    code, _, err = run_report(sample, monkeypatch, capsys, "--fail-on",
-                                 "repairs, structure,zero-results,unhelpful,outdated")
+    assert err == "faq report: --fail-on untranslated,repairs,links: found untranslated 50, repairs 42, links 6\n"
+    code, _, err = run_report(sample, monkeypatch, capsys, "--fail-on", " structure,zero-results,unhelpful,outdated")
     assert (code, err) == (EXIT_OK, "")
 
 
