@@ -137,6 +137,34 @@ def test_the_wild3_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpa
     assert overall.unpaired_violations <= unpaired
 
 
+WILD4 = REPO / "eval" / "wild4"
+
+
+def test_the_wild4_corpus_keeps_the_gold_questions_it_finds() -> None:
+    # 20 FAQ documents of 15 projects nobody here had read, labelled before any ingest ran on them
+    # (eval/wild4/README.md); floors at the first run, not a target: 291 of 300 found, 12 extra.
+    scores = evaluate_segments(WILD4)
+    overall = scores[-1]
+    assert overall.gold == 300
+    assert overall.matched >= 291
+    # Missed at the first run: lx-music (an `###` under an `##` category read as part of it, a numbered step list
+    # and `####` answer parts cut instead), dumi `## 部署文档` cut in place of its two `###` items, havenask's two
+    # bold topic paragraphs, trafficmonitor EN `###` after an `##` item.
+    missed = {s.name for s in scores[:-1] if s.missed}
+    assert missed <= {"lx-music/FAQ.md", "dumi/faq.md", "havenask/常见问题.md", "trafficmonitor/Help_en-us.md"}
+    assert len(overall.extra) <= 12
+
+
+@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
+    ("as laid out", 54, 1, 0), ("renamed", 54, 1, 0), ("edited", 47, 1, 0)])
+def test_the_wild4_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
+    # 60 gold pairs; by words alone the first run links 54 right and 1 wrong (trafficmonitor), and misses
+    # shigureader's `**Q:**` / `**问：**` pair that the meaning model finds (faq eval-links: 57 of 58).
+    overall = evaluate_links(WILD4, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
+    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
+    assert overall.unpaired_violations <= unpaired
+
+
 def test_question_numbers_are_not_what_pairs_entries(tmp_path: Path) -> None:
     from app.ingest.align import LinkRules
     from app.ingest.pipeline import IngestReport, link_documents, read_documents
