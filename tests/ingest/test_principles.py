@@ -303,7 +303,8 @@ def test_sections_about_the_document_itself_are_not_entries() -> None:
     # vben's preface, Pake's closing `Getting Help`, scrcpy's `Translations` (eval/wild2), among topic headings.
     text = ("# FAQ\n\n## 说明\n\n遇到问题，可以先从以下几个方面查找。\n\n## 依赖问题\n\n重新安装依赖。\n\n"
             "## 缓存问题\n\n清空浏览器缓存。\n\n## Getting Help\n\nOpen an issue on GitHub.\n\n"
-            "## Translations\n\nTranslations of this FAQ are on the wiki.\n")
+            "## Translations\n\nTranslations of this FAQ are on the wiki.\n\n## P.S.\n\n未解决请提 issue。\n\n"
+            "## 辅助文章\n\n- [手摸手系列](https://example.com/a)\n")
     assert _questions(text, file_name="faq.md") == ["依赖问题", "缓存问题"]
     # A question heading is one whatever words it uses.
     assert _questions("# FAQ\n\n## Where can I get help?\n\nOn the forum.\n\n## Help\n\nAsk.\n",
@@ -353,6 +354,35 @@ def test_a_step_that_ends_in_a_colon_asks_nothing_and_failures_are_named_in_chin
             "## 还是没解决？\n\n- 搜索 [GitHub Issues](https://github.com/x/y/issues)\n")
     assert _questions(text, file_name="troubleshooting/installation.md") == [
         "Python 版本错误", "找不到 uv", "CUDA / GPU 问题", "权限不足", "找不到 NVIDIA runtime"]
+
+
+def test_a_list_announced_as_the_steps_of_an_answer_is_not_a_list_of_entries() -> None:
+    # lx-music's FAQ (eval/wild4): `尝试按以下顺序解决：` over six numbered steps, three naming an error in passing.
+    text = ("# 常见问题\n\n## 歌曲无法播放\n\n### 提示 `无法连接到服务器`\n\n检查 DNS。\n\n### 通用解决方法\n\n"
+            "尝试按以下顺序解决：\n\n1. 尝试更新到最新版本\n2. 尝试切换其他歌曲，若全部歌曲都无法试听则进行下一步\n"
+            "3. 尝试切换网络（所有歌曲都提示请求异常时可用此法）\n4. 若还是无法播放，请到 issue 里查看\n")
+    assert _questions(text, file_name="FAQ.md") == ["提示 `无法连接到服务器`", "通用解决方法"]
+    # A lead-in that announces problems keeps its list of entries.
+    problems = ("# 常见问题\n\n常见报错如下：\n\n1. 安装失败\n\n   换源重试。\n\n2. 启动报错 `EADDRINUSE`\n\n"
+                "   换一个端口。\n")
+    assert _questions(problems, file_name="FAQ.md") == ["安装失败", "启动报错 `EADDRINUSE`"]
+
+
+def test_sub_headings_that_name_parts_of_an_answer_or_sit_below_the_questions_belong_to_it() -> None:
+    # lx-music: `X的说明`, `X的可能原因`, `X的检查` are parts of `## 同步功能的使用`; dumi: `## 部署文档` has no
+    # text of its own and labels two topics, the second with `####` parts of its own.
+    sync = ("# 常见问题\n\n## 如何调整列表顺序？\n\n拖动。\n\n## 同步功能的使用\n\n在设置中开启同步。\n\n"
+            "#### 关于同步弹窗的说明\n\n仅首次同步时弹出。\n\n#### 连接同步服务失败的可能原因\n\n- 不在同一网络\n\n"
+            "#### 连接同步服务失败的检查\n\n1. 确认服务已启动\n\n## 为什么没有声音？\n\n检查音量。\n")
+    assert _questions(sync, file_name="FAQ.md") == ["如何调整列表顺序？", "同步功能的使用", "为什么没有声音？"]
+    deploy = ("# 常见问题\n\n## dumi 和 Umi 的关系是什么？\n\n一个框架。\n\n## 如何自定义首页？\n\n写 index.md。\n\n"
+              "## 部署文档\n\n### 非根目录部署\n\n修改 base 配置项。\n\n### 部署到 GitHub Pages\n\n借助 gh-pages。\n\n"
+              "#### 手动部署\n\n运行 `npm run deploy`。\n\n#### 自动部署\n\n用 GitHub Actions。\n\n"
+              "## 为什么不支持 CSS Modules？\n\n不利于覆盖样式。\n")
+    entries = segment_markdown(deploy, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["dumi 和 Umi 的关系是什么？", "如何自定义首页？", "非根目录部署",
+                                             "部署到 GitHub Pages", "为什么不支持 CSS Modules？"]
+    assert "#### 自动部署" in entries[3].answer_markdown and entries[3].section == ("部署文档",)
 
 
 # ---------------------------------------------------------------- the mechanism stays visible

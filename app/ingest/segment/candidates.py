@@ -45,6 +45,13 @@ QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
 TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
+# A lead-in that announces the steps or fixes of one answer (`尝试按以下顺序解决：`, "Try the following:"), and one
+# that announces questions or problems, which lists of entries have (`常见问题如下：`).
+STEPS_LEAD_IN = re.compile(
+    r"(?i)(?:步骤|顺序|方法|办法|方式|解决|排查|尝试|操作|如下操作|"
+    r"steps?|in (?:this|that) order|following (?:ways|methods|options|solutions|fixes|commands)|to (?:fix|solve|"
+    r"resolve|work around)|try)[^:：]*[:：]\s*$")
+PROBLEMS_LEAD_IN = re.compile(r"(?i)问题|疑问|错误|报错|questions|problems|issues|errors")
 LABELLED_RULE = "`Q:` / `问：` paragraph"
 PROBLEM_LABEL = re.compile(r"^\W*问题\W*")  # `**问题：**`, unnumbered: "the problem", or "question"
 
@@ -101,6 +108,10 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
     `faq_scope`: the section's headings say FAQ; `faq_document`: the document or the section says it is one.
     """
     for run in _list_runs(section):
+        if _introduced_as_steps(section, run[0][0], lines):
+            yield Group(kind="list", rule="steps of one answer", line=span(run[0][0])[0],
+                        why="the sentence before the list announces the steps or fixes of one answer")
+            continue
         ordered = run[0][0].type == "ordered_list"
         items = [item for _, item in run]
         group = Group(kind="list", rule="ordered list item" if ordered else "bullet list item", line=span(run[0][0])[0])
@@ -139,6 +150,17 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         if bold_colon * 2 >= count and faq_scope:
             group.units = [_bold_colon_unit(unit) for unit in group.units]
         yield group
+
+
+def _introduced_as_steps(section: Section, block: SyntaxTreeNode, lines: list[str]) -> bool:
+    """The paragraph right before the list ends in a colon announcing steps or fixes, not questions."""
+    where = next((i for i, b in enumerate(section.blocks) if b is block), 0)
+    if where == 0 or section.blocks[where - 1].type != "paragraph":
+        return False
+    start, end = span(section.blocks[where - 1])
+    lead = " ".join(lines[start:end]).strip()
+    last = re.split(r"[。.!！\n]|<br\s*/?>", lead)[-1]
+    return bool(STEPS_LEAD_IN.search(last)) and not PROBLEMS_LEAD_IN.search(last)
 
 
 def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:

@@ -472,8 +472,10 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
             and section.level < (reading.entry_level or 0):
         decision.chosen = "plain text before the first question, above the question headings: a preface"
     else:
-        # Among heading entries, a sub-heading that asks nothing is a part of this one's answer (`#### macOS`).
-        absorb = not section.is_leaf and _answers_among_heading_entries(section, reading)
+        # Among heading entries, or below the level of the document's question headings, a sub-heading that asks
+        # nothing is a part of this one's answer (`#### macOS`; `### 部署到 GitHub Pages` › `#### 手动部署`).
+        below = reading.entry_level is not None and section.level > reading.entry_level
+        absorb = not section.is_leaf and (below or _answers_among_heading_entries(section, reading))
         return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=absorb)
     return decision, [], "heading"
 
@@ -562,9 +564,13 @@ def _mostly_questions(section: Section) -> bool:
 
 def _is_category(section: Section, evidence: str, lines: list[str]) -> bool:
     """A heading whose sub-headings are mostly questions only groups them; at the entry level, though, a first
-    sub-heading that asks nothing starts the heading's answer (`### Windows CUDA` › `#### CUDA version`), and a
+    sub-heading that asks nothing starts the heading's answer (`### Windows CUDA` › `#### CUDA version`) unless none
+    asks and the heading has no text of its own (then it only labels its topics), and a
     heading that asks a question and answers it before follow-up questions (`## Where are models stored?` ›
     `### How do I move them?`) is an entry like them."""
+    if evidence == SIBLING_RULE and not _has_content(section) and len(section.children) >= 2 and all(
+            _has_content(c) and heading_score(c.title) == 0 for c in section.children):
+        return True  # `## 部署文档` over `### 非根目录部署`, `### 部署到 GitHub Pages`: a label over its topics
     if not _mostly_questions(section):
         return False
     if evidence == ASKING_RULE and _substance("\n".join(lines[section.start_line:section.end_line])) >= MIN_OWN_ANSWER:

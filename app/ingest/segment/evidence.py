@@ -34,6 +34,9 @@ ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
 )
+# "The cause of X", "notes on X": a part of X's answer, named after it (`连接同步服务失败的可能原因`,
+# `关于同步弹窗的说明`).
+ANSWER_PART_OF = re.compile(r"的(?:可能)?(?:原因|说明|检查|排查|解决方法|解决办法|解决方案|处理方法|步骤)\W*$")
 # A leading number of a title, with or without a mark after it: `4 `, `2.`, `IV. `, `一、`.
 TITLE_NUMBER = re.compile(
     r"(?i)^\s*(?:\d{1,3}(?:\.\d{1,3})*|[ivx]{1,5}|[一二三四五六七八九十]{1,3})(?:\s*[.、)）]\s*|\s+)")
@@ -51,7 +54,8 @@ NAVIGATION_TITLE = re.compile(
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
     r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|(?:仍然|依然|仍)(?:未|没有)解决|"
-    r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq)\W*$"
+    r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
+    r"(?:related|useful|recommended) (?:articles|links|reading)|辅助文章|相关文章|推荐阅读)\W*$"
 )
 # Two or more language names side by side: the links between a document's translations.
 _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
@@ -110,7 +114,10 @@ def has_question_label(text: str) -> bool:
 
 
 def is_answer_part(text: str) -> bool:
-    """Names a part of an answer (`Analysis`, `Solutions`, `原因：…`, `解决方案`), not a question."""
+    """Names a part of an answer (`Analysis`, `Solutions`, `原因：…`, `解决方案`, `连接失败的可能原因`), not a
+    question."""
+    if ANSWER_PART_OF.search(text) and not re.search(r"[?？]", text):  # `…异常的解决方法?` asks for it
+        return True
     match = ANSWER_PART.match(text)
     if match is None:
         return False
