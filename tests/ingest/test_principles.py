@@ -385,6 +385,23 @@ def test_sub_headings_that_name_parts_of_an_answer_or_sit_below_the_questions_be
     assert "#### 自动部署" in entries[3].answer_markdown and entries[3].section == ("部署文档",)
 
 
+def test_a_sub_heading_that_states_its_own_problem_or_sits_at_the_questions_level_is_an_entry() -> None:
+    # lx-music: under `## 软件更新` (a topic with its text), a `###` that states a problem in clauses is a question
+    # of its own, where a label (`### macOS`) would be a part. TrafficMonitor: the one `##` among `###` questions
+    # does not take the questions after it.
+    update = ("# 常见问题\n\n## 列表多选\n\n按住 Ctrl。\n\n## 软件更新\n\n启动时自动下载新版本。\n\n"
+              "### Windows 安装版在升级后，卸载了旧版本，但没有安装新版本\n\n以管理员身份安装导致。\n\n"
+              "## 数据存储路径\n\n在用户目录下。\n")
+    assert _questions(update, file_name="FAQ.md") == [
+        "列表多选", "软件更新", "Windows 安装版在升级后，卸载了旧版本，但没有安装新版本", "数据存储路径"]
+    levels = ("# FAQ\n\n### How to show the CPU usage?\n\nRight-click.\n\n### The net speed is always 0KB\n\n"
+              "Pick the adapter.\n\n### How do I set the colors?\n\nOpen the options.\n\n"
+              "## The program says that \"MSVC.dll\" cannot be found\n\nInstall the runtime.\n\n"
+              "### I want more hardware information on the taskbar\n\nUse the plug-in.\n")
+    assert _questions(levels, file_name="Help.md")[-2:] == ['The program says that "MSVC.dll" cannot be found',
+                                                            "I want more hardware information on the taskbar"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -144,26 +144,27 @@ def test_the_wild4_corpus_keeps_the_gold_questions_it_finds() -> None:
     # 20 FAQ documents of 15 projects nobody here had read, labelled before any ingest ran on them
     # (eval/wild4/README.md); floors, not a target. The first run found 291 of 300 and cut 12 extras; the rules it
     # led to (a lead-in that announces steps, `X的原因` / `X的说明` as answer parts, a heading without text over
-    # topics is their category, headings below the question level keep their plain sub-headings, `P.S.` and
-    # `辅助文章` are the document's own business) found 4 more and cut no extra.
+    # topics is their category, headings below the question level keep their plain sub-headings but not one that
+    # states a problem, a lone `##` among `###` questions does not take them, `P.S.` and `辅助文章` are the
+    # document's own business) found 6 more and cut no extra.
     scores = evaluate_segments(WILD4)
     overall = scores[-1]
     assert overall.gold == 300
-    assert overall.matched >= 295
-    # Still missed: lx-music `### 打开网易源“我喜欢”歌单` and `### Windows 安装版在升级后…` (under answered `##`
-    # items), havenask's two bold topic paragraphs, trafficmonitor EN `###` after an `##` item.
+    assert overall.matched >= 297
+    # Still missed: lx-music `### 打开网易源“我喜欢”歌单` (a how-to under the answered `## 无法打开外部歌单`),
+    # havenask's two bold topic paragraphs.
     missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"lx-music/FAQ.md", "havenask/常见问题.md", "trafficmonitor/Help_en-us.md"}
+    assert missed <= {"lx-music/FAQ.md", "havenask/常见问题.md"}
     assert not overall.extra
 
 
 @pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 54, 1, 0), ("renamed", 54, 1, 0), ("edited", 46, 2, 0)])
+    ("as laid out", 56, 0, 0), ("renamed", 56, 0, 0), ("edited", 48, 1, 0)])
 def test_the_wild4_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 60 gold pairs; by words alone the first run links 54 right and 1 wrong (trafficmonitor), and misses
-    # shigureader's `**Q:**` / `**问：**` pair that the meaning model finds (faq eval-links: 57 of 58). The edits of
-    # the edited layout draw from one random sequence over every Chinese document, so a change in how one is cut
-    # (lx-music, unpaired) moves the edits of the others: 47 right and 1 wrong before it, 46 and 2 after.
+    # 60 gold pairs; by words alone the first run linked 54 right and 1 wrong (trafficmonitor, whose English
+    # `###` question after the lone `##` was not cut); now 56 and none. Words alone miss shigureader's `**Q:**` /
+    # `**问：**` pair that the meaning model finds (faq eval-links: 59 of 59 predicted). The edits of the edited
+    # layout draw from one random sequence over every Chinese document, so how one is cut moves the others' edits.
     overall = evaluate_links(WILD4, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
     assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
     assert overall.unpaired_violations <= unpaired

@@ -62,6 +62,7 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 # Characters (a Chinese one counts two) of a question heading's own text that answer it: a lead-in to its
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
+PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
 POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
 LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
 
@@ -476,18 +477,25 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         # nothing is a part of this one's answer (`#### macOS`; `### 部署到 GitHub Pages` › `#### 手动部署`).
         below = reading.entry_level is not None and section.level > reading.entry_level
         absorb = not section.is_leaf and (below or _answers_among_heading_entries(section, reading))
-        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=absorb)
+        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=absorb,
+                                 labels_only=True)
     return decision, [], "heading"
 
 
 def _heading_decision(section: Section, decision: SectionDecision, readings: list[Group], reading: _Reading,
-                      rule: str, absorb: bool = True) -> tuple[SectionDecision, list[Unit], str]:
+                      rule: str, absorb: bool = True, labels_only: bool = False
+                      ) -> tuple[SectionDecision, list[Unit], str]:
     """The section's heading is the question; the sub-headings that follow it and hold no entry of their own
-    belong to its answer, up to the first that does."""
+    belong to its answer, up to the first that does (with `labels_only`, also up to the first that states a
+    problem of its own in a clause rather than labelling a part: `Windows 安装版在升级后，卸载了旧版本，…`)."""
     end = section.end_line
     if absorb and section.children:
         descendants = _descendants(section)
-        own = next((d for d in descendants if _holds_entries(d, reading)), None)
+        # The one heading of its level above the level of the document's questions is a question set one level
+        # too high (`## … cannot be found` among `###` questions): the headings after it at that level are not its.
+        off = _one_level_off(section, reading)
+        own = next((d for d in descendants if _holds_entries(d, reading) or d.level == off
+                    or (labels_only and _states_a_problem(d.title))), None)
         end = own.heading_line if own is not None else section.subtree_end
         taken = [d for d in descendants if d.heading_line < end]
         reading.absorbed.update(id(d) for d in taken)
@@ -514,6 +522,21 @@ def _answers_among_heading_entries(section: Section, reading: _Reading) -> bool:
     entries = [s for s in siblings if s.is_leaf and _has_content(s) and not is_navigation(s.title)
                and not any(g.qualifies and not g.topics for g in reading.readings[id(s)])]
     return len(entries) >= 2 and len(entries) * 2 > len(siblings)
+
+
+def _states_a_problem(title: str) -> bool:
+    """A title that says something in clauses (a comma) or at a sentence's length, not a label (`macOS`, `手动部署`)."""
+    return bool(re.search(r"[,，；;]", title)) or _substance(title) >= PROBLEM_STATEMENT
+
+
+def _one_level_off(section: Section, reading: _Reading) -> int | None:
+    """The level most of the document's headings stand at, when the section is the only heading of a higher level
+    (a question set one level too high); else None."""
+    levels = Counter(s.level for s in reading.scoped if s.heading is not None and not s.is_title)
+    usual, count = levels.most_common(1)[0] if levels else (0, 0)
+    if levels[section.level] != 1 or section.level >= usual or count < 3 or count * 2 <= sum(levels.values()):
+        return None
+    return usual
 
 
 def _holds_entries(section: Section, reading: _Reading) -> bool:
