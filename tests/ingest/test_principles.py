@@ -402,6 +402,17 @@ def test_a_sub_heading_that_states_its_own_problem_or_sits_at_the_questions_leve
                                                             "I want more hardware information on the taskbar"]
 
 
+def test_in_an_faq_without_headings_bold_title_lines_over_their_own_text_are_entries() -> None:
+    # havenask's 常见问题.md (eval/wild4): no heading at all, two bold lines each over a list.
+    text = ("**start_demo_searcher.py测试脚本运行失败**\n* 删除工作目录\n* 重新构建索引\n\n\n\n"
+            "**workdir目录结构**\n* 工作目录 example/scripts/workdir\n* 索引构建日志 bs.log\n")
+    assert _questions(text, file_name="常见问题.md") == ["start_demo_searcher.py测试脚本运行失败", "workdir目录结构"]
+    assert _questions(text, file_name="notes.md") == []  # not an FAQ: bold lines are emphasis
+    # Under headings, bold lines are the answer's own labels.
+    headed = "# 常见问题\n\n## 安装失败\n\n**原因**\n* 网络不通\n\n**解决**\n* 换源\n"
+    assert _questions(headed, file_name="常见问题.md") == ["安装失败"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -145,26 +145,28 @@ def test_the_wild4_corpus_keeps_the_gold_questions_it_finds() -> None:
     # (eval/wild4/README.md); floors, not a target. The first run found 291 of 300 and cut 12 extras; the rules it
     # led to (a lead-in that announces steps, `X的原因` / `X的说明` as answer parts, a heading without text over
     # topics is their category, headings below the question level keep their plain sub-headings but not one that
-    # states a problem, a lone `##` among `###` questions does not take them, `P.S.` and `辅助文章` are the
-    # document's own business) found 6 more and cut no extra.
+    # states a problem, a lone `##` among `###` questions does not take them, bold title lines in an FAQ without
+    # headings, `P.S.` and `辅助文章` are the document's own business) found 8 more and cut no extra.
     scores = evaluate_segments(WILD4)
     overall = scores[-1]
     assert overall.gold == 300
-    assert overall.matched >= 297
-    # Still missed: lx-music `### 打开网易源“我喜欢”歌单` (a how-to under the answered `## 无法打开外部歌单`),
-    # havenask's two bold topic paragraphs.
+    assert overall.matched >= 299
+    # Still missed: lx-music `### 打开网易源“我喜欢”歌单` (a how-to under the answered `## 无法打开外部歌单`).
     missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"lx-music/FAQ.md", "havenask/常见问题.md"}
+    assert missed <= {"lx-music/FAQ.md"}
     assert not overall.extra
 
 
 @pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 56, 0, 0), ("renamed", 56, 0, 0), ("edited", 48, 1, 0)])
+    ("as laid out", 56, 0, 0), ("renamed", 56, 0, 0), ("edited", 46, 2, 2)])
 def test_the_wild4_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
     # 60 gold pairs; by words alone the first run linked 54 right and 1 wrong (trafficmonitor, whose English
     # `###` question after the lone `##` was not cut); now 56 and none. Words alone miss shigureader's `**Q:**` /
     # `**问：**` pair that the meaning model finds (faq eval-links: 59 of 59 predicted). The edits of the edited
-    # layout draw from one random sequence over every Chinese document, so how one is cut moves the others' edits.
+    # layout draw from one random sequence over every Chinese document, so how one is cut moves the others' edits:
+    # since havenask's two entries are cut, they are the ones inserted into shigureader's Chinese FAQ, and words
+    # alone pair both by their place with the English `**Q:**` entries there (faq eval-links, with the meaning
+    # model: 48 right of 49, one of them paired).
     overall = evaluate_links(WILD4, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
     assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
     assert overall.unpaired_violations <= unpaired

@@ -296,15 +296,19 @@ def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
     return block.type == "paragraph" and end - start >= 2 and bool(DEFINITION.match(lines[start + 1]))
 
 
-def qa_group(section: Section, lines: list[str]) -> Group | None:
+def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> Group | None:
     """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
-    (two or more); else definition terms that ask (or two or more)."""
+    (two or more); else, with `bold_topics` (an FAQ written without headings), one-line bold paragraphs over text of
+    their own (two or more); else definition terms that ask (or two or more)."""
     statements = _problem_statements(section.blocks)
     labelled = [b for i, b in enumerate(section.blocks) if is_qa_paragraph(b) and i not in statements]
     rule, why = LABELLED_RULE, "open with a question label"
     if not labelled:
         labelled = [b for b in section.blocks if _is_bold_question(b, lines)]
         rule, why = "bold question paragraph", "are a bold question"
+        if len(labelled) < 2 and bold_topics:
+            labelled = _bold_titles(section, lines)
+            rule, why = "bold title paragraph (an FAQ without headings)", "are one bold line over text of their own"
         if len(labelled) < 2:
             terms = [b for b in section.blocks if _is_definition_term(b, lines)]
             asking = [b for b in terms if question_score(lines[span(b)[0]].strip())]
@@ -334,7 +338,20 @@ def qa_group(section: Section, lines: list[str]) -> Group | None:
             continue
         group.units.append(Unit(question=source, title=TAG.sub("", _plain(source)), line=start,
                                 answer=without_stray_close(answer), score=question_score(_plain(source))))
+    if rule.startswith("bold title"):
+        group.units = [_as_topic(unit) for unit in group.units]
     return group
+
+
+def _bold_titles(section: Section, lines: list[str]) -> list[SyntaxTreeNode]:
+    """One-line paragraphs wholly in bold, each followed by a block that is not one: the titles of a writer who
+    uses no headings (`**workdir目录结构**` over a list)."""
+    def bold(block: SyntaxTreeNode) -> bool:
+        start, end = span(block)
+        return block.type == "paragraph" and end - start == 1 and bool(BOLD_LINE.match(lines[start].strip()))
+
+    blocks = section.blocks
+    return [b for i, b in enumerate(blocks) if bold(b) and i + 1 < len(blocks) and not bold(blocks[i + 1])]
 
 
 def orphan_answers(section: Section, first_question: int | None) -> list[int]:

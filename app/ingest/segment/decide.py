@@ -206,7 +206,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
 def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, says_faq: bool) -> _Reading:
     """Every section's readings, and what they say about the whole document: is it an FAQ, where do its
     question headings stand, are its entries headings or blocks."""
-    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq) for s in scoped}
+    headingless = all(s.heading is None for s in scoped)
+    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq, headingless) for s in scoped}
     level = _entry_level(scoped)
     reading = _Reading(lines=lines, readings=readings, forced=forced,
                        faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level, scoped=scoped)
@@ -363,9 +364,10 @@ def _read_hint(hint: object, document: ParsedDocument, found: list[Section]) -> 
 # ---------------------------------------------------------------- per-section decision
 
 
-def _readings(section: Section, lines: list[str], faq_scope: bool, faq_document: bool) -> list[Group]:
+def _readings(section: Section, lines: list[str], faq_scope: bool, faq_document: bool,
+              headingless: bool = False) -> list[Group]:
     groups: list[Group] = []
-    for group in (details_group(section, lines), qa_group(section, lines)):
+    for group in (details_group(section, lines), qa_group(section, lines, bold_topics=faq_document and headingless)):
         if group is not None:
             groups.append(group)
     groups += list(list_groups(section, lines, faq_scope, faq_document or faq_scope))
