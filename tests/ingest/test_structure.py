@@ -172,6 +172,34 @@ def test_the_wild4_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpa
     assert overall.unpaired_violations <= unpaired
 
 
+WILD5 = REPO / "eval" / "wild5"
+
+
+def test_the_wild5_corpus_keeps_the_gold_questions_it_finds() -> None:
+    # 21 FAQ documents of 13 projects nobody here had read, labelled before any ingest ran on them
+    # (eval/wild5/README.md); floors at the first run, not a target: 236 of 241 found, 23 extras.
+    scores = evaluate_segments(WILD5)
+    overall = scores[-1]
+    assert overall.gold == 241
+    assert overall.matched >= 236
+    assert len(overall.extra) <= 23
+    # Missed: nps's four one-item bullet lists answered by the fenced block after them; safeline `## 配置完成之后…`
+    # cut as its five numbered `####` checks. Extras: `1.1、异常现象` / `解决方案` answer parts (knowstreaming), a
+    # `## 排查步骤` step list and the closing `## 问题无法解决` (safeline).
+    missed = {s.name for s in scores[:-1] if s.missed}
+    assert missed <= {"nps/faq.md", "safeline/FAQ.md"}
+
+
+@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
+    ("as laid out", 40, 0, 0), ("renamed", 40, 0, 0), ("edited", 35, 1, 0)])
+def test_the_wild5_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
+    # 40 gold pairs (asdf, starship, gin, vitest); by words alone the first run links all 40 as laid out and renamed,
+    # and 35 right, 1 wrong of 35 with the Chinese files edited.
+    overall = evaluate_links(WILD5, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
+    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
+    assert overall.unpaired_violations <= unpaired
+
+
 def test_question_numbers_are_not_what_pairs_entries(tmp_path: Path) -> None:
     from app.ingest.align import LinkRules
     from app.ingest.pipeline import IngestReport, link_documents, read_documents
