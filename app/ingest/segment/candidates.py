@@ -44,6 +44,7 @@ DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer`
 QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
+ANSWER_BLOCKS = {"fence", "code_block", "paragraph", "blockquote"}  # what may stand between a bullet and the next
 TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
 # A lead-in that announces the steps or fixes of one answer (`尝试按以下顺序解决：`, "Try the following:"), and one
 # that announces questions or problems, which lists of entries have (`常见问题如下：`).
@@ -117,6 +118,7 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         group = Group(kind="list", rule="ordered list item" if ordered else "bullet list item", line=span(run[0][0])[0])
         ends = [span(run[k + 1][1])[0] if k + 1 < len(run) and run[k + 1][0] is not block else span(item)[1]
                 for k, (block, item) in enumerate(run)]
+        ends[-1] = _run_end(section, run)
         facts = _joined_answers([_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)])
         group.units = [unit for unit, _ in facts]
         count = len(facts)
@@ -153,9 +155,12 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
 
 
 def _introduced_as_steps(section: Section, block: SyntaxTreeNode, lines: list[str]) -> bool:
-    """The paragraph right before the list ends in a colon announcing steps or fixes, not questions."""
+    """The paragraph right before the list ends in a colon announcing steps or fixes, not questions; or the list
+    opens a section whose heading names a part of an answer (`## 排查步骤`, `### Solutions`)."""
     where = next((i for i, b in enumerate(section.blocks) if b is block), 0)
-    if where == 0 or section.blocks[where - 1].type != "paragraph":
+    if where == 0:
+        return section.heading is not None and is_answer_part(section.title)
+    if section.blocks[where - 1].type != "paragraph":
         return False
     start, end = span(section.blocks[where - 1])
     lead = " ".join(lines[start:end]).strip()
@@ -165,23 +170,45 @@ def _introduced_as_steps(section: Section, block: SyntaxTreeNode, lines: list[st
 
 def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:
     """The section's lists as runs of (list, item); an ordered list whose numbering continues the one
-    before it (`11.` after a list that ended at `10.`) is the same list, cut by an answer indented too little."""
+    before it (`11.` after a list that ended at `10.`) is the same list, cut by an answer indented too little;
+    so are one-line bullets each cut off by its answer at the margin (`- 服务端无法启动` then a fence)."""
     run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]] = []
     next_number = None
+    between: list[str] = []  # the kinds of block since the last list
     for block in section.blocks:
         if block.type not in {"ordered_list", "bullet_list"}:
+            between.append(block.type)
             continue
         items = [c for c in block.children if c.type == "list_item"]
         if not items:
             continue
         start = int(str(block.attrs.get("start", 1))) if block.type == "ordered_list" else None
-        if run and (start is None or start != next_number):
+        answered = bool(between) and all(kind in ANSWER_BLOCKS for kind in between)
+        bare = answered and _bare_bullet(block) and all(_bare_bullet(b) for b, _ in run)
+        if run and not bare and (start is None or start != next_number):
             yield run
             run = []
         run += [(block, item) for item in items]
         next_number = start + len(items) if start is not None else None
+        between = []
     if run:
         yield run
+
+
+def _bare_bullet(block: SyntaxTreeNode) -> bool:
+    """A bullet list of one item that is one paragraph: a question whose answer, at the margin, ended the list."""
+    items = [c for c in block.children if c.type == "list_item"]
+    return block.type == "bullet_list" and len(items) == 1 and len(items[0].children) <= 1
+
+
+def _run_end(section: Section, run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]]) -> int:
+    """Where the answer of a run's last item ends: its own end, or for bare bullets cut off by their answers the
+    next list or the section's end."""
+    last = run[-1][0]
+    if len(run) < 2 or run[0][0] is last or not _bare_bullet(last):
+        return span(run[-1][1])[1]
+    later = [b for b in section.blocks if span(b)[0] > span(last)[0] and b.type in {"ordered_list", "bullet_list"}]
+    return span(later[0])[0] if later else section.end_line
 
 
 def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit, dict[str, bool]]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from app.ingest.segment.blocks import Section, open_plain_admonitions, parse, sections, trim, without_name_anchors
@@ -58,6 +58,7 @@ FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
 ASKING_RULE = "heading that asks a question"
+PART_OF_THE_ANSWER_BEFORE = "names a part of an answer (`## 排查步骤`): it continues the entry before it"
 MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a heading that does not ask
 # Characters (a Chinese one counts two) of a question heading's own text that answer it: a lead-in to its
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
@@ -176,6 +177,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
             continue
         decision, units, kind = _decide(section, reading.readings[id(section)], reading)
         document.decisions.append(decision)
+        if decision.chosen == PART_OF_THE_ANSWER_BEFORE and document.entries and document.entries[-1].kind == "heading":
+            _continue_answer(document, section, reading)
         own = kind == "heading"
         document.entries += [_entry(u, section, kind, decision.chosen, own) for u in units]
         document.notes += decision.notes
@@ -465,6 +468,8 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         decision.chosen = "no text of its own: a category"
     elif is_container(section.title):
         decision.chosen = f"{section.title!r} names a group of questions: a category"
+    elif is_answer_part(section.title):
+        decision.chosen = PART_OF_THE_ANSWER_BEFORE
     elif not section.is_leaf and _mostly_questions(section):
         decision.chosen = "a category of question headings: its text stays on the document page"
     elif _navigation_only(section, readings):
@@ -539,6 +544,14 @@ def _one_level_off(section: Section, reading: _Reading) -> int | None:
     if levels[section.level] != 1 or section.level >= usual or count < 3 or count * 2 <= sum(levels.values()):
         return None
     return usual
+
+
+def _continue_answer(document: ParsedDocument, section: Section, reading: _Reading) -> None:
+    """The section, heading and all, appended to the answer of the heading entry before it."""
+    last = document.entries[-1]
+    text = trim("\n".join(reading.lines[section.heading_line:section.subtree_end]))
+    document.entries[-1] = replace(last, answer_markdown=f"{last.answer_markdown}\n\n{text}".strip())
+    reading.absorbed.update(id(d) for d in _descendants(section))
 
 
 def _holds_entries(section: Section, reading: _Reading) -> bool:

@@ -18,7 +18,7 @@ FAQ_CONTAINER = re.compile(
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
     r"common[ _-](?:questions|issues|problems)|"
-    r"常见问题|问题汇总|疑难解答|故障排除|故障排查|问答|常見問題|問題彙總|問題匯總|問答"
+    r"常见问题|问题汇总|疑难解答|故障排除|故障排查|问题排查|排查手册|排查指南|问答|常見問題|問題彙總|問題匯總|問答"
 )
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
 Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
@@ -29,11 +29,16 @@ ANSWER_PART_WORDS = (
     "workarounds", "fix", "fixes", "how to fix", "steps", "answer", "background", "explanation",
     "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解决", "解决方法", "解决方案",
     "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤", "说明",
+    "异常原因", "可能原因",
+    "expected behavior", "expected behaviour", "actual behavior", "actual behaviour", "troubleshooting steps",
+    "异常现象", "错误现象", "正常情况", "正常现象", "预期结果", "期望结果", "实际结果", "报错信息", "错误信息",
+    "排查", "排查步骤", "排查方法", "排查思路", "检查", "检查方法", "检查步骤", "解决步骤", "处理步骤",
 )
 ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
 )
+ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[:：、.]\s*\S.*)?$")
 # "The cause of X", "notes on X": a part of X's answer, named after it (`连接同步服务失败的可能原因`,
 # `关于同步弹窗的说明`).
 ANSWER_PART_OF = re.compile(r"的(?:可能)?(?:原因|说明|检查|排查|解决方法|解决办法|解决方案|处理方法|步骤)\W*$")
@@ -53,7 +58,7 @@ NAVIGATION_TITLE = re.compile(
     r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
-    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|(?:仍然|依然|仍)(?:未|没有)解决|"
+    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
     r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
     r"(?:related|useful|recommended) (?:articles|links|reading)|辅助文章|相关文章|推荐阅读)\W*$"
 )
@@ -122,8 +127,8 @@ def is_answer_part(text: str) -> bool:
     if match is None:
         return False
     rest = text[match.end():].strip()
-    # Whole title (`### Solutions`), or a label before the text (`原因：…`, `原因有2:`).
-    return not rest or bool(re.match(r"^\S{0,4}\s*[:：]", rest))
+    # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
+    return not rest or bool(re.match(r"^\S{0,4}\s*[:：]", rest)) or bool(ORDINAL_REST.match(rest))
 
 
 def has_answer_label(text: str) -> bool:
