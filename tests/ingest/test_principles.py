@@ -438,6 +438,25 @@ def test_one_line_bullets_cut_off_by_their_fenced_answers_are_still_one_list() -
     assert "nat" in entries[2].answer_markdown and "防火墙" not in entries[0].answer_markdown
 
 
+def test_a_question_heading_answered_by_the_a_heading_after_it_is_an_entry() -> None:
+    # go-cqhttp's QA.md (eval/wild6): `### Q: …?` then `### A: …`, nothing else.
+    text = ("# 常见问题\n\n### Q: 为什么登录时出现 `客户端版本过低`?\n\n### A: 密码输入错误导致的, 请检查密码\n\n"
+            "### Q: 为什么消息发送失败?\n\n### A: 账号可能被风控\n\n建议挂机3-7天。\n")
+    entries = segment_markdown(text, file_name="QA.md").entries
+    assert [e.question for e in entries] == ["Q: 为什么登录时出现 `客户端版本过低`?", "Q: 为什么消息发送失败?"]
+    assert entries[0].answer_markdown == "密码输入错误导致的, 请检查密码"
+    assert entries[1].answer_markdown == "账号可能被风控\n\n建议挂机3-7天。"
+
+
+def test_a_closing_more_questions_item_points_elsewhere() -> None:
+    # smartdns's README FAQ (eval/wild6): its numbered questions end with `1. More questions` over a link.
+    text = ("# SmartDNS\n\n## Install\n\nRun the installer.\n\n## FAQ\n\n"
+            "1. How do I enable the cache?  \n    Set `cache-size`.\n\n1. Why is it slow?  \n"
+            "    Check the upstream.\n\n1. More questions  \n    Please read the [issues](https://x.org/issues)\n\n"
+            "## Compile\n\nRun make.\n")
+    assert _questions(text, file_name="ReadMe.md") == ["How do I enable the cache?", "Why is it slow?"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -79,154 +79,65 @@ def test_the_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpai
     assert overall.unpaired_violations <= unpaired
 
 
-WILD2 = REPO / "eval" / "wild2"
+# Gold corpora gathered by probes of FAQ styles nobody here had read, each labelled before any ingest ran on it (its
+# README says how): floors, not targets. Per corpus: gold questions, found at least, the files that may still miss
+# one, extra entries at most; then each layout's pairs by words alone (right at least, wrong and gold-unpaired
+# entries paired at most). The edits of the edited layout draw from one random sequence over every Chinese document,
+# so how one document is cut moves the others' edits.
+PROBED: dict[str, tuple[int, int, set[str], int]] = {
+    # wild2 (24 documents, 17 projects; two probes, the ingest changed after each): graia-docs `## 当你遇到问题的时候`
+    # is cut as the two advice items of its `:::warning`; the other extras are scrcpy's category introductions,
+    # hertzbeat's unanswered item 5 and mkdocs-material's three guide headings.
+    "wild2": (231, 230, {"graia-docs/before/QA.md"}, 9),
+    # wild3 (19, 12): the first run found 138 and cut 9 extras (a `More FAQ` link heading taken for the FAQ section;
+    # `Still stuck?`; `权限不足` not taken for a failure). Missed: metagpt `### Chief Evangelist (Monthly Rotation)`.
+    "wild3": (174, 173, {"metagpt/FAQ-EN.md"}, 0),
+    # wild4 (20, 15): the first run found 291 of 300, 12 extras (steps announced by a lead-in, `X的原因` parts, a
+    # heading over topics, a lone `##` among `###`, bold titles without headings). Missed: lx-music
+    # `### 打开网易源“我喜欢”歌单`, a how-to under the answered `## 无法打开外部歌单`.
+    "wild4": (300, 299, {"lx-music/FAQ.md"}, 0),
+    # wild5 (21, 13): the first run found 236 of 241, 23 extras (`1.1、异常现象` parts, `## 排查步骤`, bullets cut off
+    # by fenced answers). Missed: safeline `## 配置完成之后…`, cut as its five numbered `####` checks (extras, with
+    # knowstreaming's `### 3.2、异因二…` and `### 3.3、异因三…`, causes under its `## 3、ElasticSearch问题`).
+    "wild5": (241, 240, {"safeline/FAQ.md"}, 7),
+    # wild6 (14, 8): the first run found 145 of 148, 2 extras (`### Q:` answered by the `### A:` heading after it;
+    # a closing `1. More questions` item).
+    "wild6": (148, 148, set(), 0),
+}
+PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
+    # 53 gold pairs; hertzbeat asks two questions twice in each language (10 right links for 8 rows). Words alone
+    # miss scrcpy's `Device unauthorized` / `设备未授权` (the meaning model finds it) and join its two category
+    # introductions; edited, the inserted `syntax error, unexpected xxx` takes vben's `本地运行报错`.
+    ("wild2", "as laid out"): (54, 2, 0), ("wild2", "renamed"): (54, 2, 0), ("wild2", "edited"): (47, 3, 0),
+    # 58 gold pairs (the first run: 44, semi-design's 13 uncut).
+    ("wild3", "as laid out"): (58, 0, 0), ("wild3", "renamed"): (58, 0, 0), ("wild3", "edited"): (49, 1, 0),
+    # 60 gold pairs (the first run: 54 right, 1 wrong); words alone miss shigureader's `**Q:**` / `**问：**` pair
+    # that the meaning model finds. Edited, havenask's two entries are inserted into shigureader's Chinese FAQ and
+    # words alone pair them by place (with the meaning model, one).
+    ("wild4", "as laid out"): (56, 0, 0), ("wild4", "renamed"): (56, 0, 0), ("wild4", "edited"): (46, 2, 2),
+    # 40 gold pairs (asdf, starship, gin, vitest).
+    ("wild5", "as laid out"): (40, 0, 0), ("wild5", "renamed"): (40, 0, 0), ("wild5", "edited"): (35, 1, 0),
+    # 51 gold pairs (astrbot, ktoolbox, smartdns, xxpermissions; the first run also joined `More questions`).
+    ("wild6", "as laid out"): (51, 0, 0), ("wild6", "renamed"): (51, 0, 0), ("wild6", "edited"): (44, 3, 2),
+}
 
 
-def test_the_second_wild_corpus_keeps_the_gold_questions_it_finds() -> None:
-    # 24 FAQ documents of 17 projects gathered by two probes (eval/wild2/README.md); floors, not a target.
-    scores = evaluate_segments(WILD2)
+@pytest.mark.parametrize("corpus", sorted(PROBED))
+def test_a_probed_corpus_keeps_the_gold_questions_it_finds(corpus: str) -> None:
+    gold, found, may_miss, extras = PROBED[corpus]
+    scores = evaluate_segments(REPO / "eval" / corpus)
     overall = scores[-1]
-    assert overall.gold == 231
-    assert overall.matched >= 230
-    # Still missed: graia-docs before/QA.md `## 当你遇到问题的时候` (cut as the two advice items of its
-    # `:::warning`).
-    missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"graia-docs/before/QA.md"}
-    # 9 extras today: graia's two advice items, scrcpy's category introductions, hertzbeat's unanswered item 5,
-    # mkdocs-material's three guide headings.
-    assert len(overall.extra) <= 9
+    assert overall.gold == gold
+    assert overall.matched >= found
+    assert {s.name for s in scores[:-1] if s.missed} <= may_miss
+    assert len(overall.extra) <= extras
 
 
-@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 54, 2, 0), ("renamed", 54, 2, 0), ("edited", 47, 3, 0)])
-def test_the_second_wild_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 53 gold pairs; hertzbeat asks two questions twice in each language, so 10 of its links are right for 8 rows.
-    # By words alone scrcpy misses `Device unauthorized` / `设备未授权` (the two files order it differently; the
-    # meaning model of `faq eval-links` finds it) and joins the two category introductions. Edited, the inserted
-    # `syntax error, unexpected xxx` takes vben's `Errors When Running Locally` from `本地运行报错`.
-    overall = evaluate_links(WILD2, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
-    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
-    assert overall.unpaired_violations <= unpaired
-
-
-WILD3 = REPO / "eval" / "wild3"
-
-
-def test_the_wild3_corpus_keeps_the_gold_questions_it_finds() -> None:
-    # 19 FAQ documents of 12 projects nobody here had read, labelled before any ingest ran on them
-    # (eval/wild3/README.md); floors, not a target. The first run found 138 and cut 9 extras; the rules it led to
-    # (a `More FAQ` link heading marks no FAQ section, `Still stuck?` and `更多的 FAQ` are the document's own
-    # business, `权限不足` names a failure, a step ending in `：` asks nothing) found the rest.
-    scores = evaluate_segments(WILD3)
-    overall = scores[-1]
-    assert overall.gold == 174
-    assert overall.matched >= 173
-    # Still missed: metagpt `### Chief Evangelist (Monthly Rotation)`, a role among contributor questions.
-    missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"metagpt/FAQ-EN.md"}
-    assert not overall.extra
-
-
-@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 58, 0, 0), ("renamed", 58, 0, 0), ("edited", 49, 1, 0)])
-def test_the_wild3_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 58 gold pairs, all found once every entry is cut (the first run: 44, semi-design's 13 pairs uncut, db-gpt's
-    # closing `Still stuck?` / `还是没解决？` joined). Edited, by words alone, one inserted entry takes a pair.
-    overall = evaluate_links(WILD3, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
-    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
-    assert overall.unpaired_violations <= unpaired
-
-
-WILD4 = REPO / "eval" / "wild4"
-
-
-def test_the_wild4_corpus_keeps_the_gold_questions_it_finds() -> None:
-    # 20 FAQ documents of 15 projects nobody here had read, labelled before any ingest ran on them
-    # (eval/wild4/README.md); floors, not a target. The first run found 291 of 300 and cut 12 extras; the rules it
-    # led to (a lead-in that announces steps, `X的原因` / `X的说明` as answer parts, a heading without text over
-    # topics is their category, headings below the question level keep their plain sub-headings but not one that
-    # states a problem, a lone `##` among `###` questions does not take them, bold title lines in an FAQ without
-    # headings, `P.S.` and `辅助文章` are the document's own business) found 8 more and cut no extra.
-    scores = evaluate_segments(WILD4)
-    overall = scores[-1]
-    assert overall.gold == 300
-    assert overall.matched >= 299
-    # Still missed: lx-music `### 打开网易源“我喜欢”歌单` (a how-to under the answered `## 无法打开外部歌单`).
-    missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"lx-music/FAQ.md"}
-    assert not overall.extra
-
-
-@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 56, 0, 0), ("renamed", 56, 0, 0), ("edited", 46, 2, 2)])
-def test_the_wild4_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 60 gold pairs; by words alone the first run linked 54 right and 1 wrong (trafficmonitor, whose English
-    # `###` question after the lone `##` was not cut); now 56 and none. Words alone miss shigureader's `**Q:**` /
-    # `**问：**` pair that the meaning model finds (faq eval-links: 59 of 59 predicted). The edits of the edited
-    # layout draw from one random sequence over every Chinese document, so how one is cut moves the others' edits:
-    # since havenask's two entries are cut, they are the ones inserted into shigureader's Chinese FAQ, and words
-    # alone pair both by their place with the English `**Q:**` entries there (faq eval-links, with the meaning
-    # model: 48 right of 49, one of them paired).
-    overall = evaluate_links(WILD4, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
-    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
-    assert overall.unpaired_violations <= unpaired
-
-
-WILD5 = REPO / "eval" / "wild5"
-
-
-def test_the_wild5_corpus_keeps_the_gold_questions_it_finds() -> None:
-    # 21 FAQ documents of 13 projects nobody here had read, labelled before any ingest ran on them
-    # (eval/wild5/README.md); floors, not a target. The first run found 236 of 241 and cut 23 extras; the rules it
-    # led to (role-named sub-headings `1.1、异常现象` / `正常情况` and `## 排查步骤` are parts of an answer, a list
-    # under a heading that names steps is steps, `## 问题无法解决` is the document's own business, one-line
-    # bullets cut off by their fenced answers are still one list, `排查手册` names a troubleshooting document)
-    # found 4 more and cut 16 fewer.
-    scores = evaluate_segments(WILD5)
-    overall = scores[-1]
-    assert overall.gold == 241
-    assert overall.matched >= 240
-    assert len(overall.extra) <= 7
-    # Missed: safeline `## 配置完成之后…`, cut as its five numbered `####` checks (the extras with knowstreaming's
-    # `### 3.2、异因二：索引模板错误` and `### 3.3、异因三：集群Shard满`, causes of its `## 3、ElasticSearch问题`).
-    missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"safeline/FAQ.md"}
-
-
-@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 40, 0, 0), ("renamed", 40, 0, 0), ("edited", 35, 1, 0)])
-def test_the_wild5_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 40 gold pairs (asdf, starship, gin, vitest); by words alone the first run links all 40 as laid out and renamed,
-    # and 35 right, 1 wrong of 35 with the Chinese files edited.
-    overall = evaluate_links(WILD5, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
-    assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
-    assert overall.unpaired_violations <= unpaired
-
-
-WILD6 = REPO / "eval" / "wild6"
-
-
-def test_the_wild6_corpus_keeps_the_gold_questions_it_finds() -> None:
-    # 14 FAQ documents of 8 projects nobody here had read, labelled before any ingest ran on them
-    # (eval/wild6/README.md); floors, not a target. The first run found 145 of 148 and cut 2 extras.
-    scores = evaluate_segments(WILD6)
-    overall = scores[-1]
-    assert overall.gold == 148
-    assert overall.matched >= 145
-    assert len(overall.extra) <= 2
-    # Missed: go-cqhttp's three `### Q:` headings, each answered only by the `### A:` heading under it. Extra:
-    # smartdns's closing `1. More questions` / `1. 更多问题` item (a pointer to the issue tracker).
-    missed = {s.name for s in scores[:-1] if s.missed}
-    assert missed <= {"go-cqhttp/QA.md"}
-
-
-@pytest.mark.parametrize(("layout", "correct", "wrong", "unpaired"), [
-    ("as laid out", 51, 1, 0), ("renamed", 51, 1, 0), ("edited", 45, 3, 2)])
-def test_the_wild6_corpus_pairs_hold(layout: str, correct: int, wrong: int, unpaired: int) -> None:
-    # 51 gold pairs (astrbot, ktoolbox, smartdns, xxpermissions); by words alone the first run links all 51 as laid
-    # out and renamed, plus smartdns's extra `More questions` / `更多问题`; with the Chinese files edited, 45 right and
-    # 3 wrong of 48, and 2 entries that have no counterpart paired.
-    overall = evaluate_links(WILD6, renamed=layout == "renamed", perturbed=layout == "edited", glossary=GLOSSARY)[-1]
+@pytest.mark.parametrize(("corpus", "layout"), sorted(PROBED_PAIRS))
+def test_a_probed_corpus_pairs_hold(corpus: str, layout: str) -> None:
+    correct, wrong, unpaired = PROBED_PAIRS[corpus, layout]
+    overall = evaluate_links(REPO / "eval" / corpus, renamed=layout == "renamed", perturbed=layout == "edited",
+                             glossary=GLOSSARY)[-1]
     assert overall.correct >= correct and overall.predicted - overall.correct <= wrong
     assert overall.unpaired_violations <= unpaired
 

@@ -32,6 +32,7 @@ from app.ingest.segment.evidence import (
     has_answer_label,
     has_question_label,
     is_answer_part,
+    is_navigation,
     is_question,
     question_score,
 )
@@ -44,6 +45,7 @@ DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer`
 QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
+CLOSING_POINTER = re.compile(r"(?i)^\W*(?:more|other|further) questions\W*$|^\W*(?:更多|其他|其它)问题\W*$")
 ANSWER_BLOCKS = {"fence", "code_block", "paragraph", "blockquote"}  # what may stand between a bullet and the next
 TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
 # A lead-in that announces the steps or fixes of one answer (`尝试按以下顺序解决：`, "Try the following:"), and one
@@ -120,6 +122,11 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
                 for k, (block, item) in enumerate(run)]
         ends[-1] = _run_end(section, run)
         facts = _joined_answers([_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)])
+        if len(facts) >= 3 and (CLOSING_POINTER.match(facts[-1][0].title) or is_navigation(facts[-1][0].title)):
+            # `1. More questions` / `please read the issues` closing a list of questions points elsewhere.
+            group.notes.append(f"line {facts[-1][0].line + 1}: {_short(facts[-1][0].title)} points elsewhere; "
+                               "it stays in the document, not an entry")
+            facts = facts[:-1]
         group.units = [unit for unit, _ in facts]
         count = len(facts)
         navigation = sum(f["link_only"] for _, f in facts)

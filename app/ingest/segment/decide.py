@@ -41,6 +41,7 @@ from app.ingest.segment.candidates import (
 from app.ingest.segment.evidence import (
     ANSWER_PREFIX,
     README_NAME,
+    has_answer_label,
     has_question_label,
     heading_score,
     is_answer_part,
@@ -404,6 +405,15 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
     tabled = heading_score(section.title) < ASKS and any(
         g.kind == "table" and g.qualifies and len(g.units) >= MIN_TABLE_ROWS for g in readings)
     if evidence and not labelled and not tabled:
+        reply = _answer_heading_after(section, reading)
+        if reply is not None:  # `### Q: …?` then `### A: …`: the answer is written as the next heading
+            reading.absorbed.add(id(reply))
+            text = "\n".join([ANSWER_PREFIX.sub("", reply.source, count=1),
+                              *reading.lines[reply.start_line:reply.subtree_end]])
+            unit = Unit(question=section.source, title=section.title, answer=trim(text), line=section.heading_line,
+                        score=question_score(section.title))
+            decision.chosen, decision.entries = f"{evidence}, answered by the `A:` heading after it", 1
+            return decision, [unit], "heading"
         if not _has_content(section) and not section.children:
             decision.chosen = "a heading with no answer under it: no entry"
             if question_score(section.title) >= ASKS:  # a bare error name is a category left empty
@@ -544,6 +554,18 @@ def _one_level_off(section: Section, reading: _Reading) -> int | None:
     if levels[section.level] != 1 or section.level >= usual or count < 3 or count * 2 <= sum(levels.values()):
         return None
     return usual
+
+
+def _answer_heading_after(section: Section, reading: _Reading) -> Section | None:
+    """The heading right after a question heading with no text of its own, when it carries an answer label at the
+    same level (`### A: …`)."""
+    if _has_content(section) or section.children or section not in reading.scoped:
+        return None
+    at = reading.scoped.index(section) + 1
+    after = reading.scoped[at] if at < len(reading.scoped) else None
+    if after is None or after.heading is None or after.level != section.level or not has_answer_label(after.title):
+        return None
+    return after
 
 
 def _continue_answer(document: ParsedDocument, section: Section, reading: _Reading) -> None:
