@@ -366,6 +366,10 @@ def test_a_list_announced_as_the_steps_of_an_answer_is_not_a_list_of_entries() -
     problems = ("# 常见问题\n\n常见报错如下：\n\n1. 安装失败\n\n   换源重试。\n\n2. 启动报错 `EADDRINUSE`\n\n"
                 "   换一个端口。\n")
     assert _questions(problems, file_name="FAQ.md") == ["安装失败", "启动报错 `EADDRINUSE`"]
+    # "To solve this problem:" announces fixes, though it names the problem.
+    fixes = ("# 常见问题\n\n## 歌曲无法播放\n\n### 提示 `无法连接`\n\n检查 DNS。\n\n### 通用处理\n\n"
+             "要解决这个问题：\n\n1. 检查网络是否报错\n2. 若还是无法连接，请重启\n3. 查看日志中的错误\n")
+    assert _questions(fixes, file_name="FAQ.md") == ["提示 `无法连接`", "通用处理"]
 
 
 def test_sub_headings_that_name_parts_of_an_answer_or_sit_below_the_questions_belong_to_it() -> None:

@@ -54,7 +54,9 @@ STEPS_LEAD_IN = re.compile(
     r"(?i)(?:步骤|顺序|方法|办法|方式|解决|排查|尝试|操作|如下操作|"
     r"steps?|in (?:this|that) order|following (?:ways|methods|options|solutions|fixes|commands)|to (?:fix|solve|"
     r"resolve|work around)|try)[^:：]*[:：]\s*$")
-PROBLEMS_LEAD_IN = re.compile(r"(?i)问题|疑问|错误|报错|questions|problems|issues|errors")
+PROBLEMS_LEAD_IN = re.compile(
+    r"(?i)(?:常见|以下|下列|如下|这些|几个|一些)[^:：，,]{0,8}(?:问题|疑问|错误|报错)|(?:问题|错误|报错)(?:如下|有)|"
+    r"(?:common|following|these|some|known) (?:questions|problems|issues|errors)")
 LABELLED_RULE = "`Q:` / `问：` paragraph"
 PROBLEM_LABEL = re.compile(r"^\W*问题\W*")  # `**问题：**`, unnumbered: "the problem", or "question"
 

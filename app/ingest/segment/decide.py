@@ -559,9 +559,9 @@ def _one_level_off(section: Section, reading: _Reading) -> int | None:
 def _answer_heading_after(section: Section, reading: _Reading) -> Section | None:
     """The heading right after a question heading with no text of its own, when it carries an answer label at the
     same level (`### A: …`)."""
-    if _has_content(section) or section.children or section not in reading.scoped:
+    if _has_content(section) or section.children:
         return None
-    at = reading.scoped.index(section) + 1
+    at = next((i for i, s in enumerate(reading.scoped) if s is section), len(reading.scoped)) + 1
     after = reading.scoped[at] if at < len(reading.scoped) else None
     if after is None or after.heading is None or after.level != section.level or not has_answer_label(after.title):
         return None
