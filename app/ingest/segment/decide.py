@@ -142,6 +142,10 @@ class _Reading:
     qa_total: int = 0
     absorbed: set[int] = field(default_factory=set)
     scoped: list[Section] = field(default_factory=list)
+    position: dict[int, int] = field(default_factory=dict)  # id(section) → its place in `scoped`
+    levels: Counter[int] = field(default_factory=Counter)  # headings per level (the title's aside)
+    beside: dict[tuple[tuple[str, ...], int], list[Section]] = field(default_factory=dict)  # by (path, level)
+    plain_beside: dict[tuple[tuple[str, ...], int], set[int]] = field(default_factory=dict)  # leaves with text
 
 
 def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
@@ -215,6 +219,11 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
     level = _entry_level(scoped)
     reading = _Reading(lines=lines, readings=readings, forced=forced,
                        faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level, scoped=scoped)
+    reading.position = {id(s): i for i, s in enumerate(scoped)}
+    for section in scoped:
+        if section.heading is not None and not section.is_title:
+            reading.levels[section.level] += 1
+            reading.beside.setdefault((section.path, section.level), []).append(section)
     reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
     block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
         len(g.units) for s in scoped if not _heading_asks(s)
@@ -534,11 +543,14 @@ def _answers_among_heading_entries(section: Section, reading: _Reading) -> bool:
     if reading.block_style or section.heading is None or section.is_title or \
             not section.blocks or section.blocks[0].type != "paragraph":
         return False
-    siblings = [s for s in reading.scoped if s is not section and s.heading is not None and not s.is_title
-                and s.level == section.level and s.path == section.path]
-    entries = [s for s in siblings if s.is_leaf and _has_content(s) and not is_navigation(s.title)
-               and not any(g.qualifies and not g.topics for g in reading.readings[id(s)])]
-    return len(entries) >= 2 and len(entries) * 2 > len(siblings)
+    key = (section.path, section.level)
+    if key not in reading.plain_beside:
+        reading.plain_beside[key] = {id(s) for s in reading.beside.get(key, []) if s.is_leaf and _has_content(s)
+                                     and not is_navigation(s.title)
+                                     and not any(g.qualifies and not g.topics for g in reading.readings[id(s)])}
+    siblings = len(reading.beside.get(key, [])) - 1
+    entries = len(reading.plain_beside[key]) - (id(section) in reading.plain_beside[key])
+    return entries >= 2 and entries * 2 > siblings
 
 
 def _states_a_problem(title: str) -> bool:
@@ -549,7 +561,7 @@ def _states_a_problem(title: str) -> bool:
 def _one_level_off(section: Section, reading: _Reading) -> int | None:
     """The level most of the document's headings stand at, when the section is the only heading of a higher level
     (a question set one level too high); else None."""
-    levels = Counter(s.level for s in reading.scoped if s.heading is not None and not s.is_title)
+    levels = reading.levels
     usual, count = levels.most_common(1)[0] if levels else (0, 0)
     if levels[section.level] != 1 or section.level >= usual or count < 3 or count * 2 <= sum(levels.values()):
         return None
@@ -561,7 +573,7 @@ def _answer_heading_after(section: Section, reading: _Reading) -> Section | None
     same level (`### A: …`)."""
     if _has_content(section) or section.children:
         return None
-    at = next((i for i, s in enumerate(reading.scoped) if s is section), len(reading.scoped)) + 1
+    at = reading.position.get(id(section), len(reading.scoped)) + 1
     after = reading.scoped[at] if at < len(reading.scoped) else None
     if after is None or after.heading is None or after.level != section.level or not has_answer_label(after.title):
         return None
