@@ -22,7 +22,9 @@ from app.ingest.segment.blocks import HEADING_ATTRIBUTES  # a heading's `{#its-i
 PAIRS_HEADER = ["en_file", "en_question", "zh_file", "zh_question"]
 UNPAIRED_HEADER = ["file", "question"]
 
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# A fence opens with three backticks or tildes; a backtick fence's info string holds no backtick (CommonMark),
+# so a line such as "  ```conda env create```" is a paragraph with a code span, not a fence.
+FENCE = re.compile(r"^\s*(`{3,}(?=[^`]*$)|~{3,})")
 BLOCKQUOTE = re.compile(r"^>\s?")
 ADMONITION = re.compile(r'^[?!]{3}\+?\s+[\w-]+\s+"(.*)"\s*$')
 SUMMARY = re.compile(r"(?i)<summary\b[^>]*>(.*?)(?:</summary\s*>|$)")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from measure.goldcheck import check_corpus, main, question_text
+from measure.goldcheck import check_corpus, main, question_text, source_lines
 
 WILD = Path(__file__).resolve().parents[1] / "eval" / "wild"
 
@@ -50,3 +50,10 @@ def test_a_corrupted_gold_line_is_reported(tmp_path: Path, capsys: pytest.Captur
 ])
 def test_question_text_removes_only_the_block_marker(line: str, question: str) -> None:
     assert question_text(line) == question
+
+
+def test_a_line_of_triple_backtick_code_spans_is_not_a_fence(tmp_path: Path) -> None:
+    # CommonMark: a backtick fence's info string holds no backtick, so this line is a paragraph (MockingBird's README)
+    page = tmp_path / "README.md"
+    page.write_text("  ```conda env create -f env.yml```\n\n## FAQ\n\n```\n# not a heading\n```\n", encoding="utf-8")
+    assert [number for number, _ in source_lines(page)] == [1, 2, 3, 4]

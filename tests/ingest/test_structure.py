@@ -103,6 +103,11 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # wild6 (14, 8): the first run found 145 of 148, 2 extras (`### Q:` answered by the `### A:` heading after it;
     # a closing `1. More questions` item).
     "wild6": (148, 148, set(), 0),
+    # wild7 (16, 12): the first run found 144 of 160, 13 extras: fooview-doc's `##### **1）…？**` headings keep their
+    # bold wrapper (13 missed + 13 extra); video-subtitle-remover's `3.`/`4.` items, after a `- ` bullet list at
+    # column 0 inside item 2's answer, are not cut (3 missed).
+    "wild7": (160, 144, {"fooview-doc/常见问题.md", "video-subtitle-remover/README.md",
+                         "video-subtitle-remover/README_en.md"}, 13),
 }
 PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # 53 gold pairs; hertzbeat asks two questions twice in each language (10 right links for 8 rows). Words alone
@@ -119,6 +124,10 @@ PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     ("wild5", "as laid out"): (40, 0, 0), ("wild5", "renamed"): (40, 0, 0), ("wild5", "edited"): (35, 1, 0),
     # 51 gold pairs (astrbot, ktoolbox, smartdns, xxpermissions; the first run also joined `More questions`).
     ("wild6", "as laid out"): (51, 0, 0), ("wild6", "renamed"): (51, 0, 0), ("wild6", "edited"): (44, 3, 2),
+    # 42 gold pairs (mockingbird, klinechart, zeronet, video-subtitle-remover): words alone leave klinechart's first
+    # pair and zeronet's `malicious content` pair (prose answers, no shared anchor) and video-subtitle-remover's item 2
+    # (empty answer) and item 3 (not cut) unpaired.
+    ("wild7", "as laid out"): (38, 0, 0), ("wild7", "renamed"): (38, 0, 0), ("wild7", "edited"): (33, 0, 0),
 }
 
 
