@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -301,6 +302,29 @@ def test_a_pair_sharing_two_words_only_is_checked_by_meaning_however_similar() -
     assert without[("py", "colour-zh")].method == "anchors" and without[("py", "colour-zh")].score == 1.0
     pairs = {(p.first, p.second) for p in align_entries(english, chinese, meaning=meaning)}
     assert pairs == {("toml", "toml-zh"), ("ctrl", "ctrl-zh")}
+
+
+def test_the_lone_entries_of_a_gap_between_pairs_pair_by_place_unless_they_mean_different_things() -> None:
+    """zeronet's FAQ (eval/wild7): `What happens when someone hosts malicious content?` / `有人托管恶意内容会发生什么？`
+    share no anchor, are not each other's clear best by meaning (0.85 < 0.88), and are the one entry left on each
+    side between two pairs."""
+    english = [AlignableEntry("peers", frozenset({"word:peer", "code:--ip"}), "How do I find peers?"),
+               AlignableEntry("bad", frozenset({"word:malicious"}), "What happens when someone hosts bad content?"),
+               AlignableEntry("tor", frozenset({"word:tor", "code:--tor"}), "Can I use Tor?")]
+    chinese = [AlignableEntry("peers-zh", frozenset({"word:peer", "code:--ip"}), "如何找到节点？"),
+               AlignableEntry("bad-zh", frozenset({"word:屏蔽"}), "有人托管恶意内容会发生什么？"),
+               AlignableEntry("tor-zh", frozenset({"word:tor", "code:--tor"}), "我可以使用 Tor 吗？")]
+
+    def meaning_at(cosine: float) -> Callable[[list[str], list[str]], list[list[float]]]:
+        def meaning(first: list[str], second: list[str]) -> list[list[float]]:
+            return [[cosine if ("bad" in a) == ("恶意" in b) else 0.5 for b in second] for a in first]
+        return meaning
+
+    assert ("bad", "bad-zh") not in {(p.first, p.second) for p in align_entries(english, chinese)}
+    placed = {(p.first, p.second): p for p in align_entries(english, chinese, meaning=meaning_at(0.85))}
+    assert placed[("bad", "bad-zh")].method == "order" and not placed[("bad", "bad-zh")].confident
+    apart = {(p.first, p.second) for p in align_entries(english, chinese, meaning=meaning_at(0.81))}
+    assert ("bad", "bad-zh") not in apart and len(apart) == 2
 
 
 def test_the_model_pairs_translated_questions_that_share_no_anchor(tmp_path: Path) -> None:

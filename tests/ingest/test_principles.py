@@ -461,6 +461,13 @@ def test_a_closing_more_questions_item_points_elsewhere() -> None:
     assert _questions(text, file_name="ReadMe.md") == ["How do I enable the cache?", "Why is it slow?"]
 
 
+def test_bold_over_a_whole_heading_is_the_headings_emphasis_not_part_of_the_question() -> None:
+    # fooview-doc's 常见问题.md (eval/wild7): `##### **1）fooView耗电吗？占内存大吗？**`.
+    text = ("# 常见问题\n\n##### **1）fooView耗电吗？**\n\n不耗电。\n\n##### **2）如何关闭？**\n\n长按。\n\n"
+            "##### 3）**悬浮窗**不见了？\n\n重新开启。\n")
+    assert _questions(text, file_name="常见问题.md") == ["1）fooView耗电吗？", "2）如何关闭？", "3）**悬浮窗**不见了？"]
+
+
 # ---------------------------------------------------------------- the mechanism stays visible
 
 

@@ -683,10 +683,14 @@ def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> Par
         clean = f"{breadcrumb[-1]} › {clean}"
     # `答：` / `**A**:` opening an answer under a question heading or summary says what the layout already does.
     answer = ANSWER_PREFIX.sub("", unit.answer, count=1) or unit.answer
-    return ParsedEntry(question=without_name_anchors(unit.question).strip(), title=clean, section=breadcrumb,
-                       answer_markdown=answer, line=unit.line + 1, kind=kind, rule=rule)
+    question = without_name_anchors(unit.question).strip()
+    if kind == "heading":  # `##### **1）fooView耗电吗？**`: bold over the whole heading is the heading's own emphasis
+        question = WHOLE_BOLD.sub(lambda whole: whole.group(1) or whole.group(2), question)
+    return ParsedEntry(question=question, title=clean, section=breadcrumb, answer_markdown=answer,
+                       line=unit.line + 1, kind=kind, rule=rule)
 
 
+WHOLE_BOLD = re.compile(r"^\*\*((?:(?!\*\*).)+)\*\*$|^__((?:(?!__).)+)__$")
 WRAPPING_QUOTES = {'"': '"', "“": "”", "「": "」", "『": "』"}
 
 
