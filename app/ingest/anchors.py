@@ -24,7 +24,9 @@ CODE_SPAN = re.compile(r"`([^`\n]+)`")
 URL = re.compile(r"https?://[^\s)\]>'\"`，。；）]+")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
 NUMBER = re.compile(r"(?:(?<![\w.])|(?<=\bv))\d+(?:\.\d+)+(?![\w.])|(?<![\w.])\d{2,}(?![\w.])")  # v2.1.0, 404
-WORD = re.compile(r"[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
+# A word, or a name that opens with digits (`7z`, `7-zip`, `32gb`, `2fa`): digits and letters together survive
+# translation as they are, where `7z文件解压错误` holds no other anchor.
+WORD = re.compile(r"(?:(?<![a-z0-9_.\-/])\d+[.\-]?(?=[a-z_]))?[a-z_][a-z0-9_]*(?:[.\-/][a-z0-9_]+)*")
 FENCE_OPENER = re.compile(r"^[ \t]*(?:```|~~~)[^\n]*$", re.MULTILINE)
 IDENTIFIER_PARTS = re.compile(r"[._\-/]+|\d+")
 CODE_COMMENT = re.compile(r"^\s*(?:#|//|--)")

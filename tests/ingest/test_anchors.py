@@ -22,6 +22,13 @@ def test_code_urls_numbers_and_identifiers_are_anchors() -> None:
     assert {"word:pytorch_cuda_alloc_conf", "word:pytorch", "word:alloc", "word:conf"} <= anchors
 
 
+def test_a_name_that_opens_with_digits_is_an_anchor_in_both_languages() -> None:
+    english = extract_anchors("7z file extraction error\n\nUpgrade 7-zip; 32GB of memory is not enough.")
+    chinese = extract_anchors("7z文件解压错误\n\n升级7-zip，32GB内存不够。")
+    assert {"word:7z", "word:7-zip", "word:zip", "word:32gb"} <= english & chinese
+    assert not any(a.startswith("word:1") for a in extract_anchors("1.1、异常现象 and 2024-09-11"))
+
+
 def test_the_same_anchors_come_out_of_both_languages() -> None:
     english = extract_anchors("Why does `bitsandbytes` raise an error when GPU memory is full?", GLOSSARY)
     chinese = extract_anchors("显存满时 `bitsandbytes` 为什么报错？", GLOSSARY)

@@ -194,6 +194,20 @@ def test_a_numbered_list_cut_by_an_answer_indented_too_little_is_one_list() -> N
     assert [e.question for e in entries] == ["Does it work in real applications?", "How is it tested?",
                                              "Is it well documented?", "Are there alternatives?"]
     assert entries[1].answer_markdown == "With a unit test suite."
+    assert entries[3].answer_markdown == "Yes, many."
+
+
+def test_numbering_that_continues_after_a_bullet_list_at_the_margin_is_the_same_list() -> None:
+    text = ("## 常见问题\n1. 提取速度慢怎么办\n\n修改参数。\n\n2. 视频去除效果不好怎么办\n\n尝试不同的算法：\n\n"
+            "- 使用STTN算法\n\n```python\nMODE = STTN\n```\n- 使用LAMA算法\n```python\nMODE = LAMA\n```\n\n"
+            "3. 7z文件解压错误\n\n解决方案：升级7-zip\n\n4. Mac版本运行报错\n\n解决方案：安装rosetta\n\n"
+            "## 赞助\n\n谢谢。\n")
+    entries = segment_markdown(text, file_name="README.md").entries
+    assert [e.question for e in entries] == ["提取速度慢怎么办", "视频去除效果不好怎么办", "7z文件解压错误",
+                                             "Mac版本运行报错"]
+    assert "- 使用LAMA算法" in entries[1].answer_markdown and "MODE = LAMA" in entries[1].answer_markdown
+    # The last item's answer at the margin is its answer too, up to the next heading.
+    assert entries[3].answer_markdown == "解决方案：安装rosetta"
 
 
 def test_sub_headings_that_are_the_parts_of_one_answer_belong_to_it() -> None:

@@ -179,10 +179,25 @@ def _introduced_as_steps(section: Section, block: SyntaxTreeNode, lines: list[st
 
 def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:
     """The section's lists as runs of (list, item); an ordered list whose numbering continues the one
-    before it (`11.` after a list that ended at `10.`) is the same list, cut by an answer indented too little;
-    so are one-line bullets each cut off by its answer at the margin (`- 服务端无法启动` then a fence)."""
+    before it (`11.` after a list that ended at `10.`) is the same list, cut by an answer indented too little,
+    and the bullet lists between them are part of the answer of the item before (`2.`, its answer, `- 使用STTN算法`
+    at the margin, `3.`); so are one-line bullets each cut off by their answers at the margin
+    (`- 服务端无法启动` then a fence)."""
+    runs = list(_adjacent_runs(section))
+    while runs:
+        run = runs.pop(0)
+        later = next((k for k, other in enumerate(runs) if other[0][0].type == "ordered_list"), None)
+        if run[0][0].type == "ordered_list" and later is not None and \
+                all(other[0][0].type == "bullet_list" for other in runs[:later]) and \
+                _list_start(runs[later][0][0]) == _next_number(run):
+            runs[:later + 1] = [run + runs[later]]
+            continue
+        yield run
+
+
+def _adjacent_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:
+    """The section's lists as runs of (list, item), joining a list only to the one right before it."""
     run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]] = []
-    next_number = None
     between: list[str] = []  # the kinds of block since the last list
     for block in section.blocks:
         if block.type not in {"ordered_list", "bullet_list"}:
@@ -191,30 +206,46 @@ def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTr
         items = [c for c in block.children if c.type == "list_item"]
         if not items:
             continue
-        start = int(str(block.attrs.get("start", 1))) if block.type == "ordered_list" else None
+        start = _list_start(block)
         answered = bool(between) and all(kind in ANSWER_BLOCKS for kind in between)
         bare = answered and _bare_bullet(block) and all(_bare_bullet(b) for b, _ in run)
-        if run and not bare and (start is None or start != next_number):
+        if run and not bare and (start is None or start != _next_number(run)):
             yield run
             run = []
         run += [(block, item) for item in items]
-        next_number = start + len(items) if start is not None else None
         between = []
     if run:
         yield run
 
 
+def _list_start(block: SyntaxTreeNode) -> int | None:
+    """The number an ordered list starts at (None for bullets)."""
+    return int(str(block.attrs.get("start", 1))) if block.type == "ordered_list" else None
+
+
+def _next_number(run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]]) -> int | None:
+    """The number the item after a run would have, if its last list is ordered."""
+    last = run[-1][0]
+    start = _list_start(last)
+    return None if start is None else start + sum(1 for block, _ in run if block is last)
+
+
 def _bare_bullet(block: SyntaxTreeNode) -> bool:
     """A bullet list of one item that is one paragraph: a question whose answer, at the margin, ended the list."""
+    return block.type == "bullet_list" and _bare_item(block)
+
+
+def _bare_item(block: SyntaxTreeNode) -> bool:
+    """A list of one item that is one paragraph (`3. 7z文件解压错误` then its answer at the margin)."""
     items = [c for c in block.children if c.type == "list_item"]
-    return block.type == "bullet_list" and len(items) == 1 and len(items[0].children) <= 1
+    return len(items) == 1 and len(items[0].children) <= 1
 
 
 def _run_end(section: Section, run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]]) -> int:
-    """Where the answer of a run's last item ends: its own end, or for bare bullets cut off by their answers the
-    next list or the section's end."""
+    """Where the answer of a run's last item ends: its own end, or, when the run's lists were each cut off by
+    an answer at the margin and the last is one bare item too, the next list or the section's end."""
     last = run[-1][0]
-    if len(run) < 2 or run[0][0] is last or not _bare_bullet(last):
+    if len(run) < 2 or run[0][0] is last or not _bare_item(last):
         return span(run[-1][1])[1]
     later = [b for b in section.blocks if span(b)[0] > span(last)[0] and b.type in {"ordered_list", "bullet_list"}]
     return span(later[0])[0] if later else section.end_line
