@@ -558,3 +558,56 @@ def test_a_troubleshooting_page_of_topics_read_right_is_not_flagged() -> None:
 def test_a_document_says_it_is_an_faq_by_title_name_folder_or_heading(text: str, file_name: str) -> None:
     assert segment_markdown(text, file_name=file_name).says_faq
     assert not segment_markdown("# Notes\n\n## How?\n\nSo.\n", file_name="notes.md").says_faq
+
+
+# ---------------------------------------------------------------- from eval/wild8's first run
+
+
+def test_an_faq_heading_in_a_page_of_questions_names_only_a_part_of_them() -> None:
+    text = ("# Common knowledge\n\n## How to check logs?\n\nThe first step to start investigating installation "
+            "failures or when a thing does not work as expected, is to find and look at the related installation "
+            "logs.\n\n### How to check cloudcore logs?\n\nkubectl.\n\n### How to check edgecore logs?\n\njournalctl."
+            "\n\n### How to modify edgecore configuration?\n\nEdit it.\n\n"
+            "# Frequently Asked Questions\n\n## cloudcore pre-flight check failed\n\nFree the port.\n")
+    assert _questions(text, file_name="setup.md") == [
+        "How to check logs?", "How to check cloudcore logs?", "How to check edgecore logs?",
+        "How to modify edgecore configuration?", "cloudcore pre-flight check failed"]
+    # A few questions among many other headings introduce a project: its FAQ section alone holds entries.
+    guide = text.replace("# Common knowledge\n\n", "# Yi\n\n" + "".join(
+        f"## {name}\n\nSome text about it.\n\n" for name in ("News", "Models", "Quick start", "Deployment",
+                                                               "Fine-tuning", "Quantization", "Ecosystem")))
+    assert _questions(guide, file_name="guide.md") == ["cloudcore pre-flight check failed"]
+
+
+def test_a_label_that_states_the_problem_with_its_text_is_a_question() -> None:
+    text = ("# QtScrcpy FAQ\n\n## 无法连接手机\n\n打开调试。\n\n## 错误信息：Could not open video stream\n\n"
+            "更新显卡驱动。\n\n## 错误信息：adb server version (40) doesn't match this client\n\n使用同一个 adb。\n")
+    assert _questions(text, file_name="FAQ.md") == [
+        "无法连接手机", "错误信息：Could not open video stream",
+        "错误信息：adb server version (40) doesn't match this client"]
+    parts = ("# FAQ\n\n## Cross-host access fails\n\n### Behavior\n\nPackets drop.\n\n### Solution\n\nUpgrade.\n\n"
+             "## Leader selection is frequent\n\n### Behavior\n\nLogs say so.\n\n### Solution\n\nTune it.\n")
+    entries = segment_markdown(parts, file_name="faq.en.md").entries
+    assert [e.question for e in entries] == ["Cross-host access fails", "Leader selection is frequent"]
+    assert "### Behavior" in entries[0].answer_markdown
+
+
+def test_a_summary_that_goes_on_into_a_log_asks_its_first_line() -> None:
+    text = ("# FAQ\n\n<details>\n<summary>Q: 使用 GPU 推理时报错：\n\n```shell\nError in predict_shapes: FAIL\n```\n"
+            "</summary>\n\n可参考 #389。\n</details>\n\n"
+            "<details>\n<summary>Q: 如何安装？</summary>\n\n运行。\n</details>\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["Q: 使用 GPU 推理时报错：", "Q: 如何安装？"]
+    assert entries[0].answer_markdown.startswith("```shell\nError in predict_shapes") and "#389" in \
+        entries[0].answer_markdown
+
+
+def test_headings_written_to_one_pattern_are_read_alike() -> None:
+    text = ("# FAQ\n\n## timed out waiting for the condition\n\nCheck the pods.\n\n### cloudcore in pending status\n\n"
+            "Scheduling failed.\n\n### cloudcore in ImagePullBackOff status\n\nPull the image.\n\n"
+            "### cloudcore in CrashLoopBackOff status\n\nRead the logs.\n\n## Token related issues\n\n"
+            "### unknown service runtime.v1alpha2.ImageService\n\nEnable cri.\n\n### Invalid token\n\nRenew it.\n\n"
+            "## Still unresolved?\n\nSee [Help](/help).\n")
+    assert _questions(text, file_name="setup.md") == [
+        "timed out waiting for the condition", "cloudcore in pending status", "cloudcore in ImagePullBackOff status",
+        "cloudcore in CrashLoopBackOff status", "unknown service runtime.v1alpha2.ImageService", "Invalid token"]

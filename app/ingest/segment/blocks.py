@@ -22,6 +22,7 @@ PARSER = MarkdownIt("commonmark", {"html": True, "maxNesting": 40}).enable("tabl
 DETAILS_OPEN = re.compile(r"(?i)<details\b")
 DETAILS_CLOSE = re.compile(r"(?i)</details\s*>")
 SUMMARY = re.compile(r"(?is)<summary\b[^>]*>(.*?)</summary\s*>")
+SUMMARY_BREAK = re.compile(r"\n[ \t]*\n|^[ \t]*(?:```|~~~)", re.MULTILINE)
 BOLD_WRAPPER = re.compile(r"(?is)^\s*<(b|strong)>(.*)</\1>\s*$")
 TAG = re.compile(r"<[^>]+>")
 # A heading's attributes (Pandoc, kramdown, VitePress, MkDocs: `{#its-id}`, `{: #id .class }`) name a place, not
@@ -49,6 +50,7 @@ class Details:
     question: str  # the title's source, tags and a `<b>` wrapper removed
     body_start: int  # first line after `</summary>` or after the admonition's title line
     indent: int = 0  # spaces the body is indented by (an admonition's 4)
+    lead: str = ""  # what a summary holds after its question (a pasted log): the answer's opening
 
 
 @dataclass
@@ -209,6 +211,10 @@ def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[Syn
     if opening is None or summary is None or head[head.index(">", opening.end()) + 1:summary.start()].strip():
         return None
     inner = summary.group(1).strip()
+    # A summary that goes on after a blank line or into a fence (`Q: …报错：` then the log in ```): its question is
+    # the text before, and the rest opens the answer.
+    cut = SUMMARY_BREAK.search(inner)
+    inner, lead = (inner[:cut.start()].strip(), inner[cut.start():].strip()) if cut and cut.start() else (inner, "")
     wrapped = BOLD_WRAPPER.match(inner)
     question = " ".join((wrapped.group(2) if wrapped else inner).split())
     if not question_score(TAG.sub("", question)):
@@ -217,7 +223,7 @@ def _question_details(block: SyntaxTreeNode, first: int, following: Sequence[Syn
     summary_line = start + head[:text_start].count("\n")
     body_start = start + head[:summary.end()].count("\n") + 1
     return Details(start=start, end=_details_end(start, following, lines, code), summary_line=summary_line,
-                   question=question, body_start=body_start)
+                   question=question, body_start=body_start, lead=lead)
 
 
 def _question_admonition(start: int, lines: list[str]) -> Details | None:

@@ -456,8 +456,11 @@ def details_group(section: Section, lines: list[str]) -> Group | None:
         if body and re.fullmatch(r"(?i)\s*</details>\s*", body[-1]):
             body.pop()
         plain = TAG.sub("", details.question)
+        while details.lead and body and not body[0].strip():
+            body.pop(0)
+        answer = "\n".join([details.lead, "", *body]) if details.lead else "\n".join(body)
         group.units.append(Unit(question=details.question, title=" ".join(plain.split()),
-                                answer=trim("\n".join(body)), line=details.summary_line,
+                                answer=trim(answer), line=details.summary_line,
                                 score=question_score(plain)))
     return group
 

@@ -49,6 +49,7 @@ from app.ingest.segment.evidence import (
     is_faq_section,
     is_generic,
     is_navigation,
+    names_a_group,
     question_score,
     strip_numbering,
 )
@@ -65,6 +66,8 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
 PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
+MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
+MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
 POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
 LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
 
@@ -296,7 +299,8 @@ def _restrict_to_faq_sections(found: list[Section], title_section: Section | Non
                               forced: str | None, title: str, lines: list[str]) -> str | None:
     """In a long document (README, guide) with an FAQ section, only that section holds entries; a document whose
     name or front matter title says FAQ is one whole, and a heading that only points to more FAQ elsewhere
-    (`#### More FAQ` over a link) marks no section."""
+    (`#### More FAQ` over a link) marks no section; nor does an FAQ heading in a document whose other headings
+    mostly ask themselves."""
     headed = [s for s in found if s.heading is not None]
     faq = [s for s in headed if is_faq_section(s.title) and not _points_elsewhere(s, lines)]
     stem = PurePosixPath(file_name).stem
@@ -319,6 +323,14 @@ def _restrict_to_faq_sections(found: list[Section], title_section: Section | Non
                 if later.level <= section.level:
                     break
                 later.in_scope = True
+    outside = [s for s in found if not s.in_scope and s.heading is not None and not is_navigation(s.title)]
+    asking = sum(heading_score(s.title) > 0 for s in outside)
+    if asking >= MIN_ASKING and asking * 2 >= len(outside):
+        # `# Common knowledge` asking `### How to check logs?` … before `# Frequently Asked Questions`: a page of
+        # questions throughout, whose FAQ heading names only a part of them. (A README's four `## Why Yi?` among
+        # fifty headings introduce the project.)
+        for section in found:
+            section.in_scope = True
     return None
 
 
@@ -473,7 +485,9 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
         return "heading whose sub-headings are the parts of one answer"
     if (reading.faq_document and section.level == reading.entry_level and not is_container(section.title)
-            and not is_navigation(section.title) and not _table_of_contents(section, readings, reading.lines)):
+            and not is_navigation(section.title) and not _table_of_contents(section, readings, reading.lines)
+            and (_has_content(section) or section.is_leaf or not names_a_group(section.title))):
+        # `## Runtime related issues` with no text over `###` errors is their category
         return SIBLING_RULE
     return ""
 
@@ -589,8 +603,20 @@ def _continue_answer(document: ParsedDocument, section: Section, reading: _Readi
 
 
 def _holds_entries(section: Section, reading: _Reading) -> bool:
-    """A sub-section that is an entry of its own: its heading asks, or it holds labelled blocks."""
-    return heading_score(section.title) > 0 or any(_labelled(g) for g in reading.readings.get(id(section), []))
+    """A sub-section that is an entry of its own: its heading asks, or it holds labelled blocks, or a heading beside it
+    written to the same pattern asks (`### cloudcore in pending status` beside `### cloudcore in CrashLoopBackOff
+    status`: items of one kind are read alike)."""
+    if heading_score(section.title) > 0 or any(_labelled(g) for g in reading.readings.get(id(section), [])):
+        return True
+    return any(other is not section and heading_score(other.title) > 0 and same_pattern(section.title, other.title)
+               for other in reading.beside.get((section.path, section.level), []))
+
+
+def same_pattern(first: str, second: str) -> bool:
+    """Two titles of at least three words that differ in one word only (`cloudcore in pending status`,
+    `cloudcore in ImagePullBackOff status`)."""
+    a, b = first.split(), second.split()
+    return len(a) == len(b) >= MIN_PATTERN_WORDS and sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 def _decide_forced(section: Section, readings: list[Group], reading: _Reading, decision: SectionDecision

@@ -14,6 +14,8 @@ FAQ_CONTAINER = re.compile(
     r"others?|other questions|common (?:questions|issues|problems)|常见问题|问题汇总|其他问题|其它问题|"
     r"疑难解答|问答|答疑|其他|其它)\b"
 )
+GROUP_TITLE = re.compile(
+    r"(?i)\b(?:related|relevant) (?:issues|problems|questions|errors)\W*$|相关的?(?:问题|错误|报错)\W*$")
 # A heading that opens the FAQ part of a longer document (README, guide); a name or title that says FAQ.
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
@@ -33,7 +35,16 @@ ANSWER_PART_WORDS = (
     "expected behavior", "expected behaviour", "actual behavior", "actual behaviour", "troubleshooting steps",
     "异常现象", "错误现象", "正常情况", "正常现象", "预期结果", "期望结果", "实际结果", "报错信息", "错误信息",
     "排查", "排查步骤", "排查方法", "排查思路", "检查", "检查方法", "检查步骤", "解决步骤", "处理步骤",
+    "behavior", "behaviour", "phenomenon", "error message", "error messages",
 )
+# The parts that state the problem itself: with its text after the label (`## 错误信息：Could not open video stream`)
+# such a heading names the problem an entry answers, not a part of another's answer.
+PROBLEM_PART_WORDS = frozenset((
+    "problem description", "issue description", "description", "symptom", "symptoms", "behavior", "behaviour",
+    "phenomenon", "error message", "error messages", "问题描述", "问题现象", "现象", "描述", "异常现象", "错误现象",
+    "报错信息", "错误信息",
+))
+PROBLEM_TEXT = 8  # letters after the label: a stated problem, not `现象：略`
 ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
@@ -54,7 +65,9 @@ NAVIGATION_TITLE = re.compile(
     r"feedback|contributing|(?:how to )?contribute|contributions?|translations?|other languages|licen[cs]e|"
     r"acknowledge?ments?|credits|see also|references|further reading|learn more|related (?:links|docs|documents|"
     r"documentation|pages)|instructions|introduction|intro|overview|preface|foreword|disclaimer|"
-    r"about(?: this (?:faq|page|document|guide))?|still (?:stuck|have questions|having (?:problems|issues|trouble))|"
+    r"about(?: this (?:faq|page|document|guide))?|"
+    r"still (?:stuck|have questions|having (?:problems|issues|trouble)|unresolved|unsolved|"
+    r"not (?:resolved|solved|fixed))|"
     r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
@@ -127,8 +140,17 @@ def is_answer_part(text: str) -> bool:
     if match is None:
         return False
     rest = text[match.end():].strip()
+    labelled = re.match(r"^\S{0,4}\s*[:：]", rest)
+    if labelled and _label_word(match.group(0)) in PROBLEM_PART_WORDS and \
+            len(re.findall(r"\w", rest[labelled.end():])) >= PROBLEM_TEXT:
+        return False  # `错误信息：Could not open video stream` states the problem
     # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
-    return not rest or bool(re.match(r"^\S{0,4}\s*[:：]", rest)) or bool(ORDINAL_REST.match(rest))
+    return not rest or bool(labelled) or bool(ORDINAL_REST.match(rest))
+
+
+def _label_word(matched: str) -> str:
+    """The part name an ANSWER_PART match holds, without its numbering."""
+    return re.sub(r"^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?", "", matched).lower()
 
 
 def has_answer_label(text: str) -> bool:
@@ -169,6 +191,11 @@ def is_faq_section(title: str) -> bool:
 def is_container(title: str) -> bool:
     """A heading that only groups questions (`FAQ`, `Others`, `常见问题`)."""
     return bool(FAQ_CONTAINER.match(title))
+
+
+def names_a_group(title: str) -> bool:
+    """A title that names the problems of one topic (`Token related issues`, `Runtime(运行时)相关问题`)."""
+    return bool(GROUP_TITLE.search(title))
 
 
 def is_generic(title: str) -> bool:
