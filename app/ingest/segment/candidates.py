@@ -184,15 +184,24 @@ def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTr
     at the margin, `3.`); so are one-line bullets each cut off by their answers at the margin
     (`- 服务端无法启动` then a fence)."""
     runs = list(_adjacent_runs(section))
-    while runs:
-        run = runs.pop(0)
-        later = next((k for k, other in enumerate(runs) if other[0][0].type == "ordered_list"), None)
-        if run[0][0].type == "ordered_list" and later is not None and \
-                all(other[0][0].type == "bullet_list" for other in runs[:later]) and \
-                _list_start(runs[later][0][0]) == _next_number(run):
-            runs[:later + 1] = [run + runs[later]]
+    at = 0
+    while at < len(runs):
+        run, at = runs[at], at + 1
+        if run[0][0].type != "ordered_list":
+            yield run
             continue
+        later = _past_bullets(runs, at)
+        while later < len(runs) and _list_start(runs[later][0][0]) == _next_number(run):
+            run, at = run + runs[later], later + 1  # the bullets between are the answer of the item before
+            later = _past_bullets(runs, at)
         yield run
+
+
+def _past_bullets(runs: list[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]], at: int) -> int:
+    """The index of the first run from `at` on that is not a bullet list."""
+    while at < len(runs) and runs[at][0][0].type == "bullet_list":
+        at += 1
+    return at
 
 
 def _adjacent_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]]:
