@@ -611,3 +611,33 @@ def test_headings_written_to_one_pattern_are_read_alike() -> None:
     assert _questions(text, file_name="setup.md") == [
         "timed out waiting for the condition", "cloudcore in pending status", "cloudcore in ImagePullBackOff status",
         "cloudcore in CrashLoopBackOff status", "unknown service runtime.v1alpha2.ImageService", "Invalid token"]
+
+
+# ---------------------------------------------------------------- from eval/wild9's first run
+
+
+NUMBERED = ("## GSYVideoPlayer 问题集锦\n\n**[Click to see the English version](QUESTION_EN.md)**\n\n"
+            "#### ijkplayer 你可能会需要的 option 大全 : [ff_ffplay_options.h](https://x.org/o.h)\n\n> 在线分析\n\n"
+            "#### 1、导入项目不成功？\n\n检查依赖。\n\n#### 2、全屏的时候自动停止了\n\n设置 `setRotateViewAuto`。\n\n"
+            "#### 3. The video sound and picture are not synchronized.\n\n- Is hard decoding turned off?\n"
+            "- Does the machine support the frame rate?\n\n#### 4、m3u8拖动seek之后，加载很长时间\n\n"
+            "https://x.org/issues/2874\n\nhttps://x.org/issues/252\n\n#### 5、播放本地m3u8有问题\n\n用绝对路径。\n\n"
+            "#### 更多配置\n\n更多配置可通过下方链接参考。\n\n##### [ff_ffplay_options](https://x.org/o.h)\n\n"
+            "![](https://x.org/option1.jpg)\n")
+
+
+def test_numbered_questions_set_the_pattern_of_their_level() -> None:
+    entries = segment_markdown(NUMBERED, file_name="QUESTION.md").entries
+    assert [e.question for e in entries] == [
+        "1、导入项目不成功？", "2、全屏的时候自动停止了", "3. The video sound and picture are not synchronized.",
+        "4、m3u8拖动seek之后，加载很长时间", "5、播放本地m3u8有问题"]
+    assert "- Is hard decoding turned off?" in entries[2].answer_markdown  # its checklist, not questions
+    assert all(e.section == () for e in entries)  # the `##` names the document: it is its title
+
+
+def test_lists_of_links_written_as_lines_and_pointers_to_the_tracker_are_not_entries() -> None:
+    text = ("# 常见问题\n\n### 1、为什么连不上？\n\n检查网络。\n\n### 2、为什么没有声音？\n\n检查音量。\n\n"
+            "### 3、部署相关教程\n1、[如何进行最简化部署](./Deployment.md)<br/>\n"
+            "2、[如何进行全模块部署](./all.md)<br/>\n\n"
+            "### 4、更多问题，可联系我们反馈 💬\n\n可以在[issues](https://x.org/issues)提交您的问题。\n")
+    assert _questions(text, file_name="FAQ.md") == ["1、为什么连不上？", "2、为什么没有声音？"]

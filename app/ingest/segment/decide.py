@@ -41,6 +41,7 @@ from app.ingest.segment.candidates import (
 from app.ingest.segment.evidence import (
     ANSWER_PREFIX,
     README_NAME,
+    TITLE_NUMBER,
     has_answer_label,
     has_question_label,
     heading_score,
@@ -59,6 +60,7 @@ CLOSE_CALL = 0.8  # a losing reading with this share of the winner's evidence ma
 FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
+NUMBERED_RULE = "heading numbered like the questions beside it, in an FAQ"
 ASKING_RULE = "heading that asks a question"
 PART_OF_THE_ANSWER_BEFORE = "names a part of an answer (`## 排查步骤`): it continues the entry before it"
 MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a heading that does not ask
@@ -66,9 +68,12 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
 PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
+MIN_NUMBERED = 4  # numbered headings of one level, four in five of its headings: the FAQ's questions are numbered
 MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
 POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
+# A list written as lines of a paragraph: `1、[如何进行最简化部署](./Deployment.md)<br/>`.
+LINK_LINE = re.compile(r"\d{1,3}[.、)）]\s*\[[^\]]*\]\([^)]*\)\s*(?:<br\s*/?>)?", re.IGNORECASE)
 LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
 
 
@@ -149,6 +154,7 @@ class _Reading:
     levels: Counter[int] = field(default_factory=Counter)  # headings per level (the title's aside)
     beside: dict[tuple[tuple[str, ...], int], list[Section]] = field(default_factory=dict)  # by (path, level)
     plain_beside: dict[tuple[tuple[str, ...], int], set[int]] = field(default_factory=dict)  # leaves with text
+    numbered_level: int | None = None  # the level where nearly every heading is numbered (`#### 12、…`), in an FAQ
 
 
 def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
@@ -237,7 +243,36 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
     if reading.faq_document and level is not None:
         reading.first_question = min((s.heading_line for s in scoped if s.level == level and _heading_asks(s)),
                                      default=None)
+    if reading.faq_document:
+        reading.numbered_level = _numbered_level(scoped)
     return reading
+
+
+def _numbered_level(scoped: list[Section]) -> int | None:
+    """The heading level where at least MIN_NUMBERED headings without sub-headings, four in five of them, are
+    numbered (numbered categories over questions, `## 一、编译问题`, are not entries)."""
+    numbered: Counter[int] = Counter()
+    total: Counter[int] = Counter()
+    for section in scoped:
+        if section.heading is not None and not section.is_title and section.is_leaf:
+            total[section.level] += 1
+            numbered[section.level] += _numbered(section.title)
+    level = max(numbered, key=lambda lvl: (numbered[lvl], -lvl), default=None)
+    if level is None or numbered[level] < MIN_NUMBERED or numbered[level] * 5 < total[level] * 4:
+        return None
+    return level
+
+
+def _numbered(title: str) -> bool:
+    """Opens with a number and says something after it (`12、视频音画不同步`, `3. The software…`)."""
+    match = TITLE_NUMBER.match(title)
+    return match is not None and bool(title[match.end():].strip())
+
+
+def _off_the_numbering(section: Section, reading: _Reading) -> bool:
+    """An unnumbered heading that asks nothing among numbered questions (`#### 更多配置` after `#### 27、…`): a note."""
+    return (section.level == reading.numbered_level and not _numbered(section.title)
+            and heading_score(section.title) == 0)
 
 
 def _describe(reading: _Reading, named: bool) -> str:
@@ -270,11 +305,16 @@ def suggest_hint(text: str, inferred: int, file_name: str = "", title: str = "")
 
 
 def _title_section(found: list[Section]) -> Section | None:
-    """The document's single top-level `#` heading, when it opens the document."""
+    """The document's single top-level `#` heading, when it opens the document; with no `#` heading, a first heading
+    that names the document as an FAQ without asking (`## GSYVideoPlayer 问题集锦`)."""
     headed = [s for s in found if s.heading is not None]
     level_one = [s for s in headed if s.level == 1]
     if len(level_one) == 1 and level_one[0] is headed[0]:
         return level_one[0]
+    first = headed[0] if headed else None
+    if first is not None and not level_one and is_faq_section(first.title) and heading_score(first.title) == 0 \
+            and not any(s.level == first.level and s.title.strip(" 0123456789.、") for s in headed[1:]):
+        return first
     return None
 
 
@@ -477,15 +517,21 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
 
 def _heading_evidence(section: Section, readings: list[Group], reading: _Reading) -> str:
     """Why the section's heading is an entry's question (the rule, in words), or "" when it is not."""
-    if section.heading is None or section.is_title:
+    if section.heading is None or section.is_title or is_navigation(section.title):
         return ""
     if heading_score(section.title) > 0:
         return ASKING_RULE
+    if section.level == reading.numbered_level and section.is_leaf and _numbered(section.title) and \
+            not reading.block_style and not _navigation_only(section, readings, reading.lines):
+        # In a document whose entries are headings, `#### 12. The video sound and picture are not synchronized.`
+        # over a checklist that asks
+        return NUMBERED_RULE
     parts = [c for c in section.children if is_answer_part(c.title)]
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
         return "heading whose sub-headings are the parts of one answer"
     if (reading.faq_document and section.level == reading.entry_level and not is_container(section.title)
             and not is_navigation(section.title) and not _table_of_contents(section, readings, reading.lines)
+            and not _off_the_numbering(section, reading)
             and (_has_content(section) or section.is_leaf or not names_a_group(section.title))):
         # `## Runtime related issues` with no text over `###` errors is their category
         return SIBLING_RULE
@@ -505,8 +551,10 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         decision.chosen = PART_OF_THE_ANSWER_BEFORE
     elif not section.is_leaf and _mostly_questions(section):
         decision.chosen = "a category of question headings: its text stays on the document page"
-    elif _navigation_only(section, readings):
+    elif _navigation_only(section, readings, reading.lines):
         decision.chosen = "only links: navigation"
+    elif _off_the_numbering(section, reading):
+        decision.chosen = "not numbered like the questions beside it: a note, its text stays on the document page"
     elif reading.block_style:
         decision.chosen = "a category: this document's entries are list items, paragraphs or <details>"
     elif reading.first_question is not None and section.heading_line < reading.first_question and section.is_leaf \
@@ -685,19 +733,28 @@ def _has_content(section: Section) -> bool:
     return bool(section.details) or any(b.type != "hr" for b in section.blocks)
 
 
-def _navigation_only(section: Section, readings: list[Group]) -> bool:
-    """Only lists, all of links (a table of contents, a list of further reading)."""
+def _navigation_only(section: Section, readings: list[Group], lines: list[str]) -> bool:
+    """Only links: lists of links (a table of contents, further reading), also written as numbered lines of a
+    paragraph (`1、[如何进行最简化部署](./Deployment.md)<br/>` …); or a heading that is only a link."""
+    if section.heading is not None and LINKS.sub("", section.source).strip(" #*_") == "" and \
+            LINKS.search(section.source):
+        return True
     lists = [g for g in readings if g.kind == "list"]
     blocks = [b for b in section.blocks if b.type != "hr"]
-    return bool(lists) and len(lists) == len(blocks) and all(g.navigation for g in lists)
+    if lists and len(lists) == len(blocks) and all(g.navigation for g in lists):
+        return True
+    if not blocks or any(b.type != "paragraph" for b in blocks):
+        return False
+    written = [line for line in lines[section.start_line:section.end_line] if line.strip()]
+    return len(written) >= 2 and all(LINK_LINE.fullmatch(line.strip()) for line in written)
 
 
 def _table_of_contents(section: Section, readings: list[Group], lines: list[str]) -> bool:
     """Only links, several or to places in this document: a table of contents, not an answer that is a link."""
-    if not _navigation_only(section, readings):
+    if not _navigation_only(section, readings, lines):
         return False
-    links = sum(len(g.units) for g in readings if g.kind == "list")
-    return links >= 2 or any("](#" in line for line in lines[section.start_line:section.end_line])
+    text = "\n".join(lines[section.start_line:section.end_line])
+    return len(LINKS.findall(text)) >= 2 or "](#" in text
 
 
 def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> ParsedEntry:

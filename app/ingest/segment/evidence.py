@@ -11,7 +11,8 @@ import re
 # A section titled like this holds questions; the section itself is never a question.
 FAQ_CONTAINER = re.compile(
     r"(?i)^(?:\W|\d)*(?:faqs?|q\s*&\s*a|frequently[- ]asked[- ]questions|troubleshooting|"
-    r"others?|other questions|common (?:questions|issues|problems)|常见问题|问题汇总|其他问题|其它问题|"
+    r"others?|other questions|common (?:questions|issues|problems)|常见问题|问题汇总|问题集锦|问题合集|"
+    r"其他问题|其它问题|"
     r"疑难解答|问答|答疑|其他|其它)\b"
 )
 GROUP_TITLE = re.compile(
@@ -20,7 +21,7 @@ GROUP_TITLE = re.compile(
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
     r"common[ _-](?:questions|issues|problems)|"
-    r"常见问题|问题汇总|疑难解答|故障排除|故障排查|问题排查|排查手册|排查指南|问答|常見問題|問題彙總|問題匯總|問答"
+    r"常见问题|问题汇总|问题集锦|问题合集|疑难解答|故障排除|故障排查|问题排查|排查手册|排查指南|问答|常見問題|問題彙總|問題匯總|問答"
 )
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
 Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
@@ -73,6 +74,7 @@ NAVIGATION_TITLE = re.compile(
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
     r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
     r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
+    r"(?:更多|其他|其它)(?:问题|疑问)[，,]?\s*(?:请|可|可以|欢迎)?\s*(?:联系|反馈|提交|提issue).*|"
     r"(?:related|useful|recommended) (?:articles|links|reading)|辅助文章|相关文章|推荐阅读)\W*$"
 )
 # Two or more language names side by side: the links between a document's translations.
@@ -162,7 +164,8 @@ def is_navigation(title: str) -> bool:
     """A heading that names a table of contents, a preface or the document's own business (`Navigation`, `目录`,
     `Before you read`, `Getting help`, `Translations`, `说明`), or switches between a document's translations
     (`English | 简体中文`)."""
-    return bool(NAVIGATION_TITLE.match(title) or LANGUAGE_SWITCH.match(title))
+    unnumbered = TITLE_NUMBER.sub("", title, count=1)  # `13、更多问题，可联系我们反馈`
+    return bool(NAVIGATION_TITLE.match(unnumbered) or LANGUAGE_SWITCH.match(title))
 
 
 def is_error(text: str) -> bool:
