@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
-	eval-fresh eval-fresh3 eval-fresh4 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
+	eval-fresh eval-fresh3 eval-fresh4 eval-fresh5 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
 
 # Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -127,6 +127,8 @@ eval-cross: eval-real-content
 		--cache $(EVAL_FRESH3)/data/vectors.db
 	$(BIN)/python -m measure.crosslang eval/queries-fresh4.tsv eval/fresh4 --compare --work $(EVAL_FRESH4)/cross \
 		--cache $(EVAL_FRESH4)/data/vectors.db
+	$(BIN)/python -m measure.crosslang eval/queries-fresh5.tsv eval/fresh5 --compare --work $(EVAL_FRESH5)/cross \
+		--cache $(EVAL_FRESH5)/data/vectors.db
 
 # A third set over five more projects' FAQs (eval/fresh3/, see eval/queries-fresh3.SOURCES.md): a check on
 # settings chosen on the two sets above.
@@ -147,6 +149,16 @@ eval-fresh4: install
 	$(EVAL_IN_FRESH4) $(BIN)/faq ingest --quiet > /dev/null
 	$(EVAL_IN_FRESH4) $(BIN)/faq embed --quiet
 	$(EVAL_IN_FRESH4) $(BIN)/faq eval eval/queries-fresh4.tsv --compare
+
+# A fifth set over four more projects' FAQs (eval/fresh5/, see eval/queries-fresh5.SOURCES.md): for checking,
+# not for tuning.
+EVAL_FRESH5 := $(or $(TMPDIR),/tmp)/faq-eval-fresh5
+EVAL_IN_FRESH5 := FAQ_DATA_DIR=$(EVAL_FRESH5)/data FAQ_CONTENT_DIR=$(EVAL_FRESH5)/content
+eval-fresh5: install
+	rm -rf $(EVAL_FRESH5)/content && mkdir -p $(EVAL_FRESH5) && cp -r eval/fresh5 $(EVAL_FRESH5)/content
+	$(EVAL_IN_FRESH5) $(BIN)/faq ingest --quiet > /dev/null
+	$(EVAL_IN_FRESH5) $(BIN)/faq embed --quiet
+	$(EVAL_IN_FRESH5) $(BIN)/faq eval eval/queries-fresh5.tsv --compare
 
 # The project's own style fixtures; a gold corpus laid out the same way with CORPUS=DIR.
 CORPUS ?= tests/fixtures/styles
