@@ -641,3 +641,19 @@ def test_lists_of_links_written_as_lines_and_pointers_to_the_tracker_are_not_ent
             "2、[如何进行全模块部署](./all.md)<br/>\n\n"
             "### 4、更多问题，可联系我们反馈 💬\n\n可以在[issues](https://x.org/issues)提交您的问题。\n")
     assert _questions(text, file_name="FAQ.md") == ["1、为什么连不上？", "2、为什么没有声音？"]
+
+
+def test_lists_that_each_state_a_problem_and_its_parts_are_entries() -> None:
+    text = ("# Troubleshooting\n\n## Git\n\n#### Public key conflict\n\n- Error: `key already in use`\n"
+            "- Causes: the key was added twice.\n- Solution: remove one.\n\n## Other\n\n"
+            "- Error: `GLIBC_2.14 not found`\n- Solution: try `apt-get install libc6-dev`.\n\n-----\n\n"
+            "- Error: extremely slow page response\n- Causes:\n  - (1) Nginx resolves IPv4 as IPv6\n"
+            "- Solution:\n  - (1) use `127.0.0.1`\n\n## 其它\n\n- 错误描述：`Error 1062: Duplicate entry`\n"
+            "- 可能原因：旧代码。\n- 解决方案：删除唯一约束。\n\n-----\n\n"
+            "- 错误描述：页面响应非常慢\n- 解决方案：使用 IP。\n")
+    entries = segment_markdown(text, file_name="troubleshooting.md").entries
+    assert [e.question for e in entries] == [
+        "Public key conflict", "`GLIBC_2.14 not found`", "extremely slow page response",
+        "`Error 1062: Duplicate entry`", "页面响应非常慢"]
+    assert entries[1].answer_markdown == "- Solution: try `apt-get install libc6-dev`."
+    assert "- Error: `key already in use`" in entries[0].answer_markdown

@@ -45,6 +45,10 @@ DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer`
 QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
+# The label of a list item that states the problem its list answers (`- Error: …`, `- 错误描述：…`).
+PROBLEM_ITEM = re.compile(r"(?i)^\W*(?:errors?|error message|problem|issue|symptoms?|"
+                          r"错误描述|问题描述|错误信息|报错信息|错误|报错|问题|现象)\s*[:：]\s*")
+PROBLEM_LIST_RULE = "a list that states a problem (`Error:`) and the parts of its answer"
 CLOSING_POINTER = re.compile(r"(?i)^\W*(?:more|other|further) questions\W*$|^\W*(?:更多|其他|其它)问题\W*$")
 ANSWER_BLOCKS = {"fence", "code_block", "paragraph", "blockquote"}  # what may stand between a bullet and the next
 TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any question's
@@ -108,11 +112,19 @@ def _dedent(lines: Sequence[str], most: int) -> list[str]:
 
 
 def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_document: bool) -> Iterator[Group]:
-    """Each top-level list of the section (numbering that continues across lists joins them), one entry per item.
+    """Each top-level list of the section (numbering that continues across lists joins them), one entry per item;
+    and lists that each state a problem and its parts (`- Error: …` / `- Causes: …` / `- Solution: …`), one entry
+    per list.
 
     `faq_scope`: the section's headings say FAQ; `faq_document`: the document or the section says it is one.
     """
-    for run in _list_runs(section):
+    runs = list(_list_runs(section))
+    problems = [run for run in runs if _problem_and_parts(run, lines)]
+    if problems:
+        yield _problem_group(problems, lines)
+    for run in runs:
+        if any(run is problem for problem in problems):
+            continue
         if _introduced_as_steps(section, run[0][0], lines):
             yield Group(kind="list", rule="steps of one answer", line=span(run[0][0])[0],
                         why="the sentence before the list announces the steps or fixes of one answer")
@@ -161,6 +173,37 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         if bold_colon * 2 >= count and faq_scope:
             group.units = [_bold_colon_unit(unit) for unit in group.units]
         yield group
+
+
+def _problem_and_parts(run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]], lines: list[str]) -> bool:
+    """A list whose first item states a problem after a label (`Error: …`, `错误描述：…`) and whose other items
+    name the parts of its answer (`Causes: …`, `Solution: …`, `可能原因：…`)."""
+    firsts = [_item_text(item, lines) for _, item in run]
+    label = PROBLEM_ITEM.match(firsts[0])
+    return len(firsts) >= 2 and label is not None and bool(firsts[0][label.end():].strip()) and \
+        all(is_answer_part(text) for text in firsts[1:])
+
+
+def _problem_group(problems: list[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]], lines: list[str]) -> Group:
+    """One entry per problem list: the problem is the question, the parts its answer. Two or more such lists are the
+    entries of their section; one is the answer of the heading above it."""
+    group = Group(kind="list", rule=PROBLEM_LIST_RULE, line=span(problems[0][0][0])[0], qualifies=len(problems) >= 2,
+                  why=f"{len(problems)} lists each state a problem (`Error:`) and the parts of its answer")
+    for run in problems:
+        first, end = span(run[0][1])[0], span(run[-1][1])[1]
+        text = _item_text(run[0][1], lines)
+        question = text[PROBLEM_ITEM.match(text).end():].strip()  # type: ignore[union-attr]
+        title = " ".join(question.replace("`", "").split())
+        group.units.append(Unit(question=question, title=title, answer=trim("\n".join(lines[first + 1:end])),
+                                line=first, score=max(question_score(title), TOPIC_SCORE)))
+    return group
+
+
+def _item_text(item: SyntaxTreeNode, lines: list[str]) -> str:
+    """The first line of a list item, without its marker."""
+    first = lines[span(item)[0]]
+    marker = LIST_MARKER.match(first)
+    return first[len(marker.group(0)) if marker else 0:].strip()
 
 
 def _introduced_as_steps(section: Section, block: SyntaxTreeNode, lines: list[str]) -> bool:

@@ -30,6 +30,7 @@ from pathlib import PurePosixPath
 from app.ingest.segment.blocks import Section, open_plain_admonitions, parse, sections, trim, without_name_anchors
 from app.ingest.segment.candidates import (
     LABELLED_RULE,
+    PROBLEM_LIST_RULE,
     Group,
     Unit,
     details_group,
@@ -234,9 +235,11 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
             reading.levels[section.level] += 1
             reading.beside.setdefault((section.path, section.level), []).append(section)
     reading.qa_total = sum(len(g.units) for s in scoped for g in readings[id(s)] if g.kind == "qa")
+    # Problem lists (`- Error:` over its parts) sit among heading entries in troubleshooting pages: they do not make
+    # the headings around them categories.
     block_units = (reading.qa_total if reading.qa_total >= 2 else 0) + sum(
         len(g.units) for s in scoped if not _heading_asks(s)
-        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"})
+        for g in readings[id(s)] if g.qualifies and g.kind in {"list", "details"} and g.rule != PROBLEM_LIST_RULE)
     headings = [s for s in scoped if _heading_asks(s) or (s.heading is not None and not s.is_title and s.is_leaf
                                                           and _has_content(s))]
     reading.block_style = block_units > len(headings)
