@@ -641,6 +641,9 @@ def test_lists_of_links_written_as_lines_and_pointers_to_the_tracker_are_not_ent
             "2、[如何进行全模块部署](./all.md)<br/>\n\n"
             "### 4、更多问题，可联系我们反馈 💬\n\n可以在[issues](https://x.org/issues)提交您的问题。\n")
     assert _questions(text, file_name="FAQ.md") == ["1、为什么连不上？", "2、为什么没有声音？"]
+    # A heading that links to its own anchor is a topic with a permalink, not a pointer elsewhere.
+    anchored = "# FAQ\n\n### [CDN](#cdn)\n\nUse the edge.\n\n### [CORS](#cors)\n\nEnable it in the config.\n"
+    assert _questions(anchored, file_name="faq.md") == ["[CDN](#cdn)", "[CORS](#cors)"]
 
 
 def test_lists_that_each_state_a_problem_and_its_parts_are_entries() -> None:

@@ -740,7 +740,7 @@ def _navigation_only(section: Section, readings: list[Group], lines: list[str]) 
     """Only links: lists of links (a table of contents, further reading), also written as numbered lines of a
     paragraph (`1、[如何进行最简化部署](./Deployment.md)<br/>` …); or a heading that is only a link."""
     if section.heading is not None and LINKS.sub("", section.source).strip(" #*_") == "" and \
-            LINKS.search(section.source):
+            LINKS.search(section.source) and "](#" not in section.source:  # `### [CDN](#cdn)` is its own anchor
         return True
     lists = [g for g in readings if g.kind == "list"]
     blocks = [b for b in section.blocks if b.type != "hr"]
