@@ -659,11 +659,11 @@ def _holds_entries(section: Section, reading: _Reading) -> bool:
     status`: items of one kind are read alike)."""
     if heading_score(section.title) > 0 or any(_labelled(g) for g in reading.readings.get(id(section), [])):
         return True
-    return any(other is not section and heading_score(other.title) > 0 and same_pattern(section.title, other.title)
+    return any(other is not section and heading_score(other.title) > 0 and _same_pattern(section.title, other.title)
                for other in reading.beside.get((section.path, section.level), []))
 
 
-def same_pattern(first: str, second: str) -> bool:
+def _same_pattern(first: str, second: str) -> bool:
     """Two titles of at least three words that differ in one word only (`cloudcore in pending status`,
     `cloudcore in ImagePullBackOff status`)."""
     a, b = first.split(), second.split()
