@@ -660,3 +660,14 @@ def test_lists_that_each_state_a_problem_and_its_parts_are_entries() -> None:
         "`Error 1062: Duplicate entry`", "页面响应非常慢"]
     assert entries[1].answer_markdown == "- Solution: try `apt-get install libc6-dev`."
     assert "- Error: `key already in use`" in entries[0].answer_markdown
+
+
+def test_two_questions_in_a_row_answered_once_share_the_answer() -> None:
+    text = ("# FAQ\n\n### 在线debug添加断点出现 register breakpoint fail, File was not found\n"
+            "### 动态监控添加监控出现 add monitor failed\n"
+            "如果路径获取错误，则会出现以上两种错误。\n\n### 如何查看日志？\n\n### 如何安装？\n\n运行脚本。\n")
+    entries = segment_markdown(text, file_name="FAQ.md").entries
+    assert [e.question for e in entries] == ["在线debug添加断点出现 register breakpoint fail, File was not found",
+                                             "动态监控添加监控出现 add monitor failed", "如何安装？"]
+    assert entries[0].answer_markdown == entries[1].answer_markdown == "如果路径获取错误，则会出现以上两种错误。"
+    # (`如何查看日志？` asks and has no answer: it does not take the answer of the question after it.)

@@ -478,6 +478,13 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
                         score=question_score(section.title))
             decision.chosen, decision.entries = f"{evidence}, answered by the `A:` heading after it", 1
             return decision, [unit], "heading"
+        shared = _shares_the_answer_after(section, reading)
+        if shared is not None:  # two errors in a row answered once ("以上两种错误")
+            unit = Unit(question=section.source, title=section.title,
+                        answer=trim("\n".join(reading.lines[shared.start_line:shared.end_line])),
+                        line=section.heading_line, score=question_score(section.title))
+            decision.chosen, decision.entries = f"{evidence}, sharing the answer of the question after it", 1
+            return decision, [unit], "heading"
         if not _has_content(section) and not section.children:
             decision.chosen = "a heading with no answer under it: no entry"
             if question_score(section.title) >= ASKS:  # a bare error name is a category left empty
@@ -643,6 +650,25 @@ def _answer_heading_after(section: Section, reading: _Reading) -> Section | None
     if after is None or after.heading is None or after.level != section.level or not has_answer_label(after.title):
         return None
     return after
+
+
+def _shares_the_answer_after(section: Section, reading: _Reading) -> Section | None:
+    """The heading right after an error heading with nothing under it, at the same level, naming an error too and
+    answering it: one answer for both (`### …register breakpoint fail…` then `### …add monitor failed…` and "以上两种
+    错误"). A question that asks and has no answer stays unanswered."""
+    if _has_content(section) or section.children or not _names_an_error(section.title):
+        return None
+    at = reading.position.get(id(section), len(reading.scoped)) + 1
+    after = reading.scoped[at] if at < len(reading.scoped) else None
+    if after is None or after.heading is None or after.level != section.level or not _has_content(after) or \
+            not _names_an_error(after.title):
+        return None
+    return after
+
+
+def _names_an_error(title: str) -> bool:
+    """Names an error or a failure without asking a question."""
+    return 0 < question_score(title) < ASKS
 
 
 def _continue_answer(document: ParsedDocument, section: Section, reading: _Reading) -> None:
