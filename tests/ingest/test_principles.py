@@ -671,3 +671,15 @@ def test_two_questions_in_a_row_answered_once_share_the_answer() -> None:
                                              "动态监控添加监控出现 add monitor failed", "如何安装？"]
     assert entries[0].answer_markdown == entries[1].answer_markdown == "如果路径获取错误，则会出现以上两种错误。"
     # (`如何查看日志？` asks and has no answer: it does not take the answer of the question after it.)
+
+
+def test_a_heading_that_only_numbers_a_question_asks_the_line_under_it() -> None:
+    text = ("# FAQ\n\n## Question 1\n_Description_: When creating a bucket it prompts \"Access Denied\". How should "
+            "permissions be set?\n\n**Answer**: Create the volume first.\n\n"
+            "## 问题2\n_描述_：硬盘坏了，副本无法正常下线，应该怎么修复？\n\n**回答**：可以强制下线删除副本。\n")
+    entries = segment_markdown(text, file_name="case.md").entries
+    assert [e.question for e in entries] == [
+        '_Description_: When creating a bucket it prompts "Access Denied". How should permissions be set?',
+        "_描述_：硬盘坏了，副本无法正常下线，应该怎么修复？"]
+    assert entries[0].title.startswith("Description: When creating")
+    assert entries[1].answer_markdown == "可以强制下线删除副本。"  # the answer label says what the layout does

@@ -27,7 +27,16 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from app.ingest.segment.blocks import Section, open_plain_admonitions, parse, sections, trim, without_name_anchors
+from app.ingest.segment.blocks import (
+    Section,
+    first_line_nodes,
+    open_plain_admonitions,
+    parse,
+    sections,
+    span,
+    trim,
+    without_name_anchors,
+)
 from app.ingest.segment.candidates import (
     LABELLED_RULE,
     PROBLEM_LIST_RULE,
@@ -55,6 +64,7 @@ from app.ingest.segment.evidence import (
     question_score,
     strip_numbering,
 )
+from app.ingest.text import plain_inline
 
 HINTS = ("headings", "list-items", "qa", "details", "table", "none", "h1", "h2", "h3", "h4", "h5", "h6")
 CLOSE_CALL = 0.8  # a losing reading with this share of the winner's evidence makes a close call
@@ -69,6 +79,8 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 # sub-questions ("There are several causes:", "以下是常见原因：") is shorter.
 MIN_OWN_ANSWER = 100
 PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
+# A heading that only numbers a question (`## Question 1`, `## 问题1`, `## Q3`): the question is written under it.
+BARE_QUESTION_LABEL = re.compile(r"(?i)^\W*(?:question|q|问题|问)\s*[#№]?\s*\d{1,3}\W*$")
 MIN_NUMBERED = 4  # numbered headings of one level, four in five of its headings: the FAQ's questions are numbered
 MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
@@ -603,6 +615,13 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
     unit = Unit(question=section.source, title=section.title,
                 answer=trim("\n".join(reading.lines[section.start_line:end])), line=section.heading_line,
                 score=question_score(section.title))
+    if BARE_QUESTION_LABEL.match(section.title) and section.blocks and section.blocks[0].type == "paragraph":
+        # `## Question 1` / `## 问题1` only numbers the question: it is the line under it (`_Description_: …`)
+        first, _ = span(section.blocks[0])
+        title = " ".join(plain_inline(first_line_nodes(section.blocks[0])).split())
+        unit = Unit(question=reading.lines[first].strip(), title=title,
+                    answer=trim("\n".join(reading.lines[first + 1:end])), line=first, score=question_score(title))
+        rule += ", its question the line under it"
     decision.chosen, decision.entries = rule, 1
     decision.losers += [f"{g.rule} ({g.why})" for g in readings if g.qualifies]
     return decision, [unit], "heading"
