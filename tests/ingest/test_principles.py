@@ -683,3 +683,11 @@ def test_a_heading_that_only_numbers_a_question_asks_the_line_under_it() -> None
         "_描述_：硬盘坏了，副本无法正常下线，应该怎么修复？"]
     assert entries[0].title.startswith("Description: When creating")
     assert entries[1].answer_markdown == "可以强制下线删除副本。"  # the answer label says what the layout does
+
+
+def test_a_labelled_question_ends_with_its_line_when_it_asks_and_the_answer_follows() -> None:
+    text = ("## SQL开发FAQ\nQ1：ADD JAR语法如何支持s3路径？\n由于没有相应配置，所以在sql层面做了语法增强，如下：\n"
+            "```sql\nADD JAR 's3://xxx';\n```\n\nQ2：如何连接 Hive？\n\n使用 catalog。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["Q1：ADD JAR语法如何支持s3路径？", "Q2：如何连接 Hive？"]
+    assert entries[0].answer_markdown.startswith("由于没有相应配置")

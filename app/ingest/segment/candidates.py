@@ -62,6 +62,7 @@ PROBLEMS_LEAD_IN = re.compile(
     r"(?i)(?:常见|以下|下列|如下|这些|几个|一些)[^:：，,]{0,8}(?:问题|疑问|错误|报错)|(?:问题|错误|报错)(?:如下|有)|"
     r"(?:common|following|these|some|known) (?:questions|problems|issues|errors)")
 LABELLED_RULE = "`Q:` / `问：` paragraph"
+ASKED_AT_END = re.compile(r"[?？]\s*(?:\*\*|__)?\s*$")
 PROBLEM_LABEL = re.compile(r"^\W*问题\W*")  # `**问题：**`, unnumbered: "the problem", or "question"
 
 
@@ -447,7 +448,10 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
             answer_lines = [DEFINITION.sub("", source_lines[question_end], count=1),
                             *_dedent(source_lines[question_end + 1:answer_end], most=4)]
         else:
-            question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(source_lines[k])), end)
+            # The question ends at an answer label, or at the end of a line that asks when the paragraph goes on
+            # (`Q1：ADD JAR语法如何支持s3路径？` then its answer on the next line).
+            question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(source_lines[k])
+                                 or (rule == LABELLED_RULE and ASKED_AT_END.search(source_lines[k - 1]))), end)
             answer_lines = source_lines[question_end:answer_end]
         source = question_source(" ".join(line.strip() for line in source_lines[start:question_end]))
         answer = ANSWER_PREFIX.sub("", trim("\n".join(answer_lines)), count=1)
