@@ -691,3 +691,14 @@ def test_a_labelled_question_ends_with_its_line_when_it_asks_and_the_answer_foll
     entries = segment_markdown(text, file_name="faq.md").entries
     assert [e.question for e in entries] == ["Q1：ADD JAR语法如何支持s3路径？", "Q2：如何连接 Hive？"]
     assert entries[0].answer_markdown.startswith("由于没有相应配置")
+
+
+def test_a_question_label_inside_the_item_before_it_starts_the_next_question() -> None:
+    text = ("# FAQ\n\n- **Question:** Does it support python2?\n  - **Answer:** Yes, from 2.4.\n\n"
+            "- **Question:** pyenv-win is not recognised?\n  - **Answer:** Log out and in again.\n\n"
+            "  **Question:** How do I configure my company proxy?\n  - **Answer:** Set `http_proxy`.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["**Question:** Does it support python2?",
+                                             "**Question:** pyenv-win is not recognised?",
+                                             "**Question:** How do I configure my company proxy?"]
+    assert "proxy" not in entries[1].answer_markdown and "http_proxy" in entries[2].answer_markdown

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from markdown_it.tree import SyntaxTreeNode
 
@@ -136,7 +136,8 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         ends = [span(run[k + 1][1])[0] if k + 1 < len(run) and run[k + 1][0] is not block else span(item)[1]
                 for k, (block, item) in enumerate(run)]
         ends[-1] = _run_end(section, run)
-        facts = _joined_answers([_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)])
+        facts = _joined_answers(_inner_questions(
+            [_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)], lines))
         if len(facts) >= 3 and (CLOSING_POINTER.match(facts[-1][0].title) or is_navigation(facts[-1][0].title)):
             # `1. More questions` / `please read the issues` closing a list of questions points elsewhere.
             group.notes.append(f"line {facts[-1][0].line + 1}: {_short(facts[-1][0].title)} points elsewhere; "
@@ -331,6 +332,29 @@ def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit,
     question = question_source(source)
     return Unit(question=question, title=text or question, answer=without_stray_close(answer),
                 line=start, score=question_score(text)), facts
+
+
+def _inner_questions(facts: list[tuple[Unit, dict[str, bool]]], lines: list[str]
+                     ) -> list[tuple[Unit, dict[str, bool]]]:
+    """A paragraph inside a labelled item's answer that opens with a question label too (`**Question:** …` whose
+    `- ` was lost) starts the next question: a label outranks the list's nesting."""
+    split: list[tuple[Unit, dict[str, bool]]] = []
+    for unit, fact in facts:
+        while has_question_label(unit.question):
+            body = unit.answer.split("\n")
+            at = next((k for k in range(1, len(body)) if not body[k - 1].strip() and body[k] == body[k].lstrip()
+                       and has_question_label(body[k])), None)
+            if at is None:
+                break
+            question = body[at].strip()
+            split.append((replace(unit, answer=trim("\n".join(body[:at]))), fact))
+            rest = trim("\n".join(body[at + 1:]))
+            title = _plain(question)
+            line = next((n for n in range(unit.line + 1, len(lines)) if lines[n].strip() == question), unit.line)
+            unit = Unit(question=question, title=title, answer=rest, line=line, score=question_score(title))
+            fact = {**fact, "body": bool(rest.strip())}
+        split.append((unit, fact))
+    return split
 
 
 def _joined_answers(facts: list[tuple[Unit, dict[str, bool]]]) -> list[tuple[Unit, dict[str, bool]]]:
