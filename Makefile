@@ -107,58 +107,25 @@ eval-real-content: install
 	rm -rf $(EVAL_REAL)/content && mkdir -p $(EVAL_REAL)/content
 	cd $(CORPORA) && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
 
-# The same, over FAQs and queries the ranking was never tuned on (eval/fresh/, issue 10).
-EVAL_FRESH := $(or $(TMPDIR),/tmp)/faq-eval-fresh
-EVAL_IN_FRESH := FAQ_DATA_DIR=$(EVAL_FRESH)/data FAQ_CONTENT_DIR=$(EVAL_FRESH)/content
-eval-fresh: install
-	rm -rf $(EVAL_FRESH)/content && mkdir -p $(EVAL_FRESH) && cp -r eval/fresh $(EVAL_FRESH)/content
-	$(EVAL_IN_FRESH) $(BIN)/faq ingest --quiet > /dev/null
-	$(EVAL_IN_FRESH) $(BIN)/faq embed --quiet
-	$(EVAL_IN_FRESH) $(BIN)/faq eval eval/queries-fresh.tsv --compare
+# The same, over FAQs and queries the ranking was never tuned on: eval/fresh/ (issue 10); eval/fresh3/, a check
+# on settings chosen on the two sets above; eval/fresh4/ and eval/fresh5/, for checking, not for tuning (each
+# eval/queries-<set>.SOURCES.md says how it was built). Each is ingested into its own scratch folder.
+FRESH_SETS := fresh fresh3 fresh4 fresh5
+eval_dir = $(or $(TMPDIR),/tmp)/faq-eval-$(1)
+$(addprefix eval-,$(FRESH_SETS)): eval-%: install
+	rm -rf $(call eval_dir,$*)/content && mkdir -p $(call eval_dir,$*) && cp -r eval/$* $(call eval_dir,$*)/content
+	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content $(BIN)/faq ingest --quiet > /dev/null
+	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content $(BIN)/faq embed --quiet
+	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content \
+		$(BIN)/faq eval eval/queries-$*.tsv --compare
 
 # Answers only in the other language: each real query over its corpus with the query's language removed
-# (measure/crosslang.py), both sets, every ranking beside the FTS5 baseline.
+# (measure/crosslang.py), every set, every ranking beside the FTS5 baseline.
 eval-cross: eval-real-content
 	$(BIN)/python -m measure.crosslang eval/queries-real.tsv $(EVAL_REAL)/content --compare --work $(EVAL_REAL)/cross \
 		--cache $(EVAL_REAL)/data/vectors.db
-	$(BIN)/python -m measure.crosslang eval/queries-fresh.tsv eval/fresh --compare --work $(EVAL_FRESH)/cross \
-		--cache $(EVAL_FRESH)/data/vectors.db
-	$(BIN)/python -m measure.crosslang eval/queries-fresh3.tsv eval/fresh3 --compare --work $(EVAL_FRESH3)/cross \
-		--cache $(EVAL_FRESH3)/data/vectors.db
-	$(BIN)/python -m measure.crosslang eval/queries-fresh4.tsv eval/fresh4 --compare --work $(EVAL_FRESH4)/cross \
-		--cache $(EVAL_FRESH4)/data/vectors.db
-	$(BIN)/python -m measure.crosslang eval/queries-fresh5.tsv eval/fresh5 --compare --work $(EVAL_FRESH5)/cross \
-		--cache $(EVAL_FRESH5)/data/vectors.db
-
-# A third set over five more projects' FAQs (eval/fresh3/, see eval/queries-fresh3.SOURCES.md): a check on
-# settings chosen on the two sets above.
-EVAL_FRESH3 := $(or $(TMPDIR),/tmp)/faq-eval-fresh3
-EVAL_IN_FRESH3 := FAQ_DATA_DIR=$(EVAL_FRESH3)/data FAQ_CONTENT_DIR=$(EVAL_FRESH3)/content
-eval-fresh3: install
-	rm -rf $(EVAL_FRESH3)/content && mkdir -p $(EVAL_FRESH3) && cp -r eval/fresh3 $(EVAL_FRESH3)/content
-	$(EVAL_IN_FRESH3) $(BIN)/faq ingest --quiet > /dev/null
-	$(EVAL_IN_FRESH3) $(BIN)/faq embed --quiet
-	$(EVAL_IN_FRESH3) $(BIN)/faq eval eval/queries-fresh3.tsv --compare
-
-# A fourth set over four more projects' FAQs (eval/fresh4/, see eval/queries-fresh4.SOURCES.md): for checking,
-# not for tuning.
-EVAL_FRESH4 := $(or $(TMPDIR),/tmp)/faq-eval-fresh4
-EVAL_IN_FRESH4 := FAQ_DATA_DIR=$(EVAL_FRESH4)/data FAQ_CONTENT_DIR=$(EVAL_FRESH4)/content
-eval-fresh4: install
-	rm -rf $(EVAL_FRESH4)/content && mkdir -p $(EVAL_FRESH4) && cp -r eval/fresh4 $(EVAL_FRESH4)/content
-	$(EVAL_IN_FRESH4) $(BIN)/faq ingest --quiet > /dev/null
-	$(EVAL_IN_FRESH4) $(BIN)/faq embed --quiet
-	$(EVAL_IN_FRESH4) $(BIN)/faq eval eval/queries-fresh4.tsv --compare
-
-# A fifth set over four more projects' FAQs (eval/fresh5/, see eval/queries-fresh5.SOURCES.md): for checking,
-# not for tuning.
-EVAL_FRESH5 := $(or $(TMPDIR),/tmp)/faq-eval-fresh5
-EVAL_IN_FRESH5 := FAQ_DATA_DIR=$(EVAL_FRESH5)/data FAQ_CONTENT_DIR=$(EVAL_FRESH5)/content
-eval-fresh5: install
-	rm -rf $(EVAL_FRESH5)/content && mkdir -p $(EVAL_FRESH5) && cp -r eval/fresh5 $(EVAL_FRESH5)/content
-	$(EVAL_IN_FRESH5) $(BIN)/faq ingest --quiet > /dev/null
-	$(EVAL_IN_FRESH5) $(BIN)/faq embed --quiet
-	$(EVAL_IN_FRESH5) $(BIN)/faq eval eval/queries-fresh5.tsv --compare
+	$(foreach set,$(FRESH_SETS),$(BIN)/python -m measure.crosslang eval/queries-$(set).tsv eval/$(set) --compare \
+		--work $(call eval_dir,$(set))/cross --cache $(call eval_dir,$(set))/data/vectors.db &&) true
 
 # The project's own style fixtures; a gold corpus laid out the same way with CORPUS=DIR.
 CORPUS ?= tests/fixtures/styles

@@ -195,7 +195,7 @@ def _problem_group(problems: list[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]], 
         first, end = span(run[0][1])[0], span(run[-1][1])[1]
         text = _item_text(run[0][1], lines)
         question = text[PROBLEM_ITEM.match(text).end():].strip()  # type: ignore[union-attr]
-        title = " ".join(question.replace("`", "").split())
+        title = _plain(question)
         group.units.append(Unit(question=question, title=title, answer=trim("\n".join(lines[first + 1:end])),
                                 line=first, score=max(question_score(title), TOPIC_SCORE)))
     return group

@@ -328,7 +328,7 @@ def _title_section(found: list[Section]) -> Section | None:
         return level_one[0]
     first = headed[0] if headed else None
     if first is not None and not level_one and is_faq_section(first.title) and heading_score(first.title) == 0 \
-            and not any(s.level == first.level and s.title.strip(" 0123456789.、") for s in headed[1:]):
+            and not any(s.level == first.level and TITLE_NUMBER.sub("", s.title, count=1).strip() for s in headed[1:]):
         return first
     return None
 
@@ -612,9 +612,6 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
         if taken:
             rule += ", sub-headings included"
     assert section.heading is not None
-    unit = Unit(question=section.source, title=section.title,
-                answer=trim("\n".join(reading.lines[section.start_line:end])), line=section.heading_line,
-                score=question_score(section.title))
     if BARE_QUESTION_LABEL.match(section.title) and section.blocks and section.blocks[0].type == "paragraph":
         # `## Question 1` / `## 问题1` only numbers the question: it is the line under it (`_Description_: …`)
         first, _ = span(section.blocks[0])
@@ -622,6 +619,10 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
         unit = Unit(question=reading.lines[first].strip(), title=title,
                     answer=trim("\n".join(reading.lines[first + 1:end])), line=first, score=question_score(title))
         rule += ", its question the line under it"
+    else:
+        unit = Unit(question=section.source, title=section.title,
+                    answer=trim("\n".join(reading.lines[section.start_line:end])), line=section.heading_line,
+                    score=question_score(section.title))
     decision.chosen, decision.entries = rule, 1
     decision.losers += [f"{g.rule} ({g.why})" for g in readings if g.qualifies]
     return decision, [unit], "heading"
@@ -664,11 +665,16 @@ def _answer_heading_after(section: Section, reading: _Reading) -> Section | None
     same level (`### A: …`)."""
     if _has_content(section) or section.children:
         return None
-    at = reading.position.get(id(section), len(reading.scoped)) + 1
-    after = reading.scoped[at] if at < len(reading.scoped) else None
+    after = _next_section(section, reading)
     if after is None or after.heading is None or after.level != section.level or not has_answer_label(after.title):
         return None
     return after
+
+
+def _next_section(section: Section, reading: _Reading) -> Section | None:
+    """The section right after this one in the document, if any."""
+    at = reading.position.get(id(section), len(reading.scoped)) + 1
+    return reading.scoped[at] if at < len(reading.scoped) else None
 
 
 def _shares_the_answer_after(section: Section, reading: _Reading) -> Section | None:
@@ -677,8 +683,7 @@ def _shares_the_answer_after(section: Section, reading: _Reading) -> Section | N
     错误"). A question that asks and has no answer stays unanswered."""
     if _has_content(section) or section.children or not _names_an_error(section.title):
         return None
-    at = reading.position.get(id(section), len(reading.scoped)) + 1
-    after = reading.scoped[at] if at < len(reading.scoped) else None
+    after = _next_section(section, reading)
     if after is None or after.heading is None or after.level != section.level or not _has_content(after) or \
             not _names_an_error(after.title):
         return None

@@ -47,7 +47,7 @@ PROBLEM_PART_WORDS = frozenset((
 ))
 PROBLEM_TEXT = 8  # letters after the label: a stated problem, not `现象：略`
 ANSWER_PART = re.compile(
-    r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?:"
+    r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?P<part>"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
 )
 ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[:：、.]\s*\S.*)?$")
@@ -143,16 +143,11 @@ def is_answer_part(text: str) -> bool:
         return False
     rest = text[match.end():].strip()
     labelled = re.match(r"^\S{0,4}\s*[:：]", rest)
-    if labelled and _label_word(match.group(0)) in PROBLEM_PART_WORDS and \
+    if labelled and match.group("part").lower() in PROBLEM_PART_WORDS and \
             len(re.findall(r"\w", rest[labelled.end():])) >= PROBLEM_TEXT:
         return False  # `错误信息：Could not open video stream` states the problem
     # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
     return not rest or bool(labelled) or bool(ORDINAL_REST.match(rest))
-
-
-def _label_word(matched: str) -> str:
-    """The part name an ANSWER_PART match holds, without its numbering."""
-    return re.sub(r"^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?", "", matched).lower()
 
 
 def has_answer_label(text: str) -> bool:
