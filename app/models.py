@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from sqlmodel import Field, SQLModel, col
 
 # ---------------------------------------------------------------- tables
@@ -238,6 +240,7 @@ class Readiness(SQLModel):
     generation: str
     semantic: str = ""  # how search by meaning stands: ready, being made (how far), off or unavailable (why)
     note: str | None = None
+    worker: int = Field(default_factory=os.getpid)  # the answering process: with --workers N, which one is ready
 
 
 class Health(SQLModel):

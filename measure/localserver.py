@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +38,26 @@ class LocalServer(NamedTuple):
         return int(kilobytes) / 1024
 
 
+def _poll(client: httpx.Client, url: str, process: subprocess.Popen[bytes], started: float, timeout: float,
+          enough: Callable[[httpx.Response], bool]) -> None:
+    """Get `url` until a 2xx answer is `enough`; 503 means still starting (loading its index and model)."""
+    while True:
+        try:
+            answer = client.get(url)
+            if answer.status_code != 503:
+                answer.raise_for_status()
+                if enough(answer):
+                    return
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"faq serve was not ready within {timeout:.0f} s: {answer.text}")
+        except httpx.TransportError:
+            if process.poll() is not None:
+                raise RuntimeError(f"faq serve exited with code {process.returncode}") from None
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"faq serve did not answer within {timeout:.0f} s") from None
+        time.sleep(0.02)
+
+
 @contextmanager
 def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
                    timeout: float = 60.0, workers: int = 1) -> Iterator[LocalServer]:
@@ -45,8 +65,9 @@ def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
 
     It searches by words only unless `env` says FAQ_SEMANTIC=true (then its data's vectors should be made
     first: a server making them in the background would measure the model, not the search). With several
-    `workers`, each poll is a new connection (the kernel hands it to any worker), and 4 per worker must answer
-    in a row, so that every worker has most likely started.
+    `workers`, each poll is a new connection (the kernel hands it to any worker), and it waits until /readyz has
+    answered 200 from every worker by its process id: a warm worker may take every connection while another is
+    still loading, so answers in a row prove nothing.
     """
     port = free_port()
     started = time.perf_counter()
@@ -55,28 +76,17 @@ def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
                                cwd=ROOT, env={**os.environ, "FAQ_SEMANTIC": "false", **env},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    needed, in_a_row = (1 if workers == 1 else 4 * workers), 0
     try:
         with httpx.Client(timeout=5, headers={"Connection": "close"} if workers > 1 else None) as client:
-            while True:
-                try:
-                    answer = client.get(base + ready_path)
-                    if answer.status_code != 503:  # 503: still starting (loading its index and model)
-                        answer.raise_for_status()
-                        in_a_row += 1
-                        if in_a_row == needed:
-                            break
-                        continue
-                    in_a_row = 0
-                    if time.perf_counter() - started > timeout:
-                        raise RuntimeError(f"faq serve was not ready within {timeout:.0f} s: {answer.text}")
-                    time.sleep(0.02)
-                except httpx.TransportError:
-                    if process.poll() is not None:
-                        raise RuntimeError(f"faq serve exited with code {process.returncode}") from None
-                    if time.perf_counter() - started > timeout:
-                        raise RuntimeError(f"faq serve did not answer within {timeout:.0f} s") from None
-                    time.sleep(0.02)
+            if workers > 1:
+                ready_workers: set[int] = set()
+
+                def every_worker_ready(answer: httpx.Response) -> bool:
+                    ready_workers.add(answer.json()["worker"])
+                    return len(ready_workers) == workers
+
+                _poll(client, base + "/readyz", process, started, timeout, every_worker_ready)
+            _poll(client, base + ready_path, process, started, timeout, lambda answer: True)
         yield LocalServer(base, time.perf_counter() - started, process.pid)
     finally:
         process.terminate()

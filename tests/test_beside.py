@@ -6,6 +6,7 @@ import re
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from app.ingest.pipeline import run_ingest
@@ -25,7 +26,11 @@ def test_the_server_runs_the_workers_asked_for(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     run_ingest(settings, progress=False)
     with running_server({"FAQ_DATA_DIR": str(settings.data_dir)}, ready_path="/readyz", workers=2) as server:
-        assert len(_workers(server.pid)) == 2
+        workers = _workers(server.pid)
+        assert len(workers) == 2
+        with httpx.Client(base_url=server.base, headers={"Connection": "close"}) as client:
+            answered = {client.get("/readyz").json()["worker"] for _ in range(40)}
+    assert answered <= {int(worker) for worker in workers}  # /readyz names the worker that answered
 
 
 def test_the_table_gives_each_phase_its_ratio_and_the_load(monkeypatch: pytest.MonkeyPatch,

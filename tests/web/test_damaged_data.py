@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,8 @@ def test_healthy_data_is_ready(tmp_path: Path) -> None:
     settings, _, new = _two_generations(tmp_path)
     with InProcessClient(create_app(settings)) as client:
         assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None,
-                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical",
+                                                 "worker": os.getpid()}
 
 
 def test_faq_reindex_rebuilds_a_damaged_index_from_the_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -78,7 +80,8 @@ def test_faq_reindex_rebuilds_a_damaged_index_from_the_database(tmp_path: Path, 
     assert rebuilt not in (None, new)
     with InProcessClient(create_app(settings)) as client:
         assert client.get("/readyz").json() == {"status": "ok", "generation": rebuilt, "note": None,
-                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical",
+                                                 "worker": os.getpid()}
         hits = client.get("/api/v1/search", params={"q": "answer"}).json()["results"]
     assert [hit["title"] for hit in hits] == ["Why new?"]  # the newest data, not the fallback
 
@@ -187,7 +190,8 @@ def test_a_bug_in_a_search_is_no_damage_and_changes_nothing(tmp_path: Path, monk
         monkeypatch.undo()
         assert client.get("/api/v1/search", params={"q": "answer"}).status_code == 200
         assert client.get("/readyz").json() == {"status": "ok", "generation": new, "note": None,
-                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical"}
+                                                 "semantic": "off (FAQ_SEMANTIC=false): search is lexical",
+                                                 "worker": os.getpid()}
 
 
 @pytest.mark.parametrize(("pointer", "problem"), [(b"", "CURRENT is empty"), (None, "CURRENT is missing"),
