@@ -702,3 +702,11 @@ def test_a_question_label_inside_the_item_before_it_starts_the_next_question() -
                                              "**Question:** pyenv-win is not recognised?",
                                              "**Question:** How do I configure my company proxy?"]
     assert "proxy" not in entries[1].answer_markdown and "http_proxy" in entries[2].answer_markdown
+
+
+def test_a_question_written_in_several_bold_runs_keeps_them() -> None:
+    text = ("# FAQ\n\n1. **How is it monitored? Is it in the form** **of** **command line?**\n\n   > Yes.\n\n"
+            "2. **How do I reset it?**\n\n   > Run reset.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["**How is it monitored? Is it in the form** **of** **command line?**",
+                                             "How do I reset it?"]  # one bold run over the line is its wrapper

@@ -303,8 +303,9 @@ def question_source(line: str) -> str:
     without the `**…**` or `<strong>…</strong>` that wraps all of it."""
     source = TRAILING_BREAK.sub("", line.strip()).strip()
     match = BOLD_LINE.match(source)
-    if match:
-        return (match.group(1) or match.group(3)).strip()
+    inner = (match.group(1) or match.group(3)) if match else ""
+    if match and "**" not in inner and "__" not in inner:  # `**a** **b**` is two bold runs, not one wrapper
+        return inner.strip()
     wrapped = BOLD_WRAPPER.match(source)
     if wrapped:
         return wrapped.group(2).strip()
