@@ -710,3 +710,44 @@ def test_a_question_written_in_several_bold_runs_keeps_them() -> None:
     entries = segment_markdown(text, file_name="faq.md").entries
     assert [e.question for e in entries] == ["**How is it monitored? Is it in the form** **of** **command line?**",
                                              "How do I reset it?"]  # one bold run over the line is its wrapper
+
+
+def test_a_section_of_common_errors_or_headed_qa_is_the_faq_part_of_a_document() -> None:
+    readme = ("# Il2CppDumper\n\n## Usage\n\nRun it.\n\n### Command line\n\nGive two paths.\n\n## Common errors\n\n"
+              "#### `ERROR: Metadata file supplied is not valid metadata file.`\n\nThe file is encrypted.\n\n"
+              "#### `ERROR: This file may be protected.`\n\nDump it from memory.\n")
+    entries = segment_markdown(readme, file_name="README.md").entries
+    assert [e.question for e in entries] == ["`ERROR: Metadata file supplied is not valid metadata file.`",
+                                             "`ERROR: This file may be protected.`"]
+    guide = ("# iOS 高性能模式\n\n## 什么是高性能模式\n\n一种运行模式。\n\n## 如何开通\n\n联系我们。\n\n## QA\n\n"
+             "### 1. 如何判别游戏否已经开启了高性能模式？\n\n看日志。\n\n### 2. 卡在启动封面无法启动\n\n检查压缩。\n")
+    entries = segment_markdown(guide, file_name="iOSOptimization.md").entries
+    assert [e.question for e in entries] == ["1. 如何判别游戏否已经开启了高性能模式？", "2. 卡在启动封面无法启动"]
+
+
+def test_a_question_label_with_nothing_after_it_leaves_the_heading_the_question() -> None:
+    text = ("# 常见问题\n\n#### 10.如何预览\n\n扫码。\n\n#### 11.开发者工具提示`permission deny`字样错误\n\nQ: \n\n"
+            "<img src='a.png'/>\n\nA: 添加插件即可。\n")
+    entries = segment_markdown(text, file_name="QA.md").entries
+    assert [e.question for e in entries] == ["10.如何预览", "11.开发者工具提示`permission deny`字样错误"]
+    assert "添加插件即可" in entries[1].answer_markdown
+
+
+def test_a_heading_whose_only_text_is_an_html_comment_is_a_category() -> None:
+    text = ("# Build FAQ\n\n## System requirements\n<!-- ==================== -->\n\n"
+            "###### Expected disk space to build.\n\n> About 130 GB.\n\n"
+            "###### Recommended hardware to run.\n\n> A GPU with 6 GB.\n\n"
+            "## Linux build\n<!-- ==================== -->\n\n"
+            "###### How do I fix make launch?\n\n> Rebuild.\n")
+    entries = segment_markdown(text, file_name="build_faq.md").entries
+    assert [e.question for e in entries] == ["Expected disk space to build.", "Recommended hardware to run.",
+                                             "How do I fix make launch?"]
+    assert entries[0].section == ("System requirements",)
+
+
+def test_a_heading_over_reference_articles_is_navigation() -> None:
+    text = ("# 常见问题\n\n### 如何分享？\n\n调用 share。\n\n### 支付失败怎么办？\n\n检查签名。\n\n### 参考文章\n\n"
+            "[iOS-微信SDK更新后需要UniversalLink解决方案](https://juejin.cn/post/1)\n"
+            "[flutter使用fluwx调通微信支付](https://www.jianshu.com/p/2)\n")
+    entries = segment_markdown(text, file_name="QA_CN.md").entries
+    assert [e.question for e in entries] == ["如何分享？", "支付失败怎么办？"]

@@ -27,6 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
+from markdown_it.tree import SyntaxTreeNode
+
 from app.ingest.segment.blocks import (
     Section,
     first_line_nodes,
@@ -57,6 +59,7 @@ from app.ingest.segment.evidence import (
     heading_score,
     is_answer_part,
     is_container,
+    is_error_section,
     is_faq_section,
     is_generic,
     is_navigation,
@@ -88,6 +91,7 @@ POINTER_LENGTH = 60  # characters beside its links of a section that only points
 # A list written as lines of a paragraph: `1、[如何进行最简化部署](./Deployment.md)<br/>`.
 LINK_LINE = re.compile(r"\d{1,3}[.、)）]\s*\[[^\]]*\]\([^)]*\)\s*(?:<br\s*/?>)?", re.IGNORECASE)
 LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
+HTML_COMMENTS = re.compile(r"\s*(?:<!--.*?-->\s*)+", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -359,6 +363,8 @@ def _restrict_to_faq_sections(found: list[Section], title_section: Section | Non
     headed = [s for s in found if s.heading is not None]
     faq = [s for s in headed if is_faq_section(s.title) and not _points_elsewhere(s, lines)]
     stem = PurePosixPath(file_name).stem
+    if not faq and README_NAME.match(stem):  # a README's `## Common errors` is its troubleshooting part
+        faq = [s for s in headed if is_error_section(s.title)]
     if title and is_faq_section(title):
         return None
     if not faq:
@@ -783,7 +789,12 @@ def _substance(text: str) -> int:
 
 
 def _has_content(section: Section) -> bool:
-    return bool(section.details) or any(b.type != "hr" for b in section.blocks)
+    return bool(section.details) or any(_visible(b) for b in section.blocks)
+
+
+def _visible(block: SyntaxTreeNode) -> bool:
+    """A block a reader sees: not a rule, nor an HTML comment (`<!-- ==== -->` under a category heading)."""
+    return block.type != "hr" and not (block.type == "html_block" and HTML_COMMENTS.fullmatch(block.content))
 
 
 def _navigation_only(section: Section, readings: list[Group], lines: list[str]) -> bool:
@@ -793,7 +804,7 @@ def _navigation_only(section: Section, readings: list[Group], lines: list[str]) 
             LINKS.search(section.source) and "](#" not in section.source:  # `### [CDN](#cdn)` is its own anchor
         return True
     lists = [g for g in readings if g.kind == "list"]
-    blocks = [b for b in section.blocks if b.type != "hr"]
+    blocks = [b for b in section.blocks if _visible(b)]
     if lists and len(lists) == len(blocks) and all(g.navigation for g in lists):
         return True
     if not blocks or any(b.type != "paragraph" for b in blocks):

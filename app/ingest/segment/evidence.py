@@ -10,8 +10,9 @@ import re
 
 # A section titled like this holds questions; the section itself is never a question.
 FAQ_CONTAINER = re.compile(
-    r"(?i)^(?:\W|\d)*(?:faqs?|q\s*&\s*a|frequently[- ]asked[- ]questions|troubleshooting|"
-    r"others?|other questions|common (?:questions|issues|problems)|常见问题|问题汇总|问题集锦|问题合集|"
+    r"(?i)^(?:\W|\d)*(?:faqs?|q\s*&\s*a|qa|frequently[- ]asked[- ]questions|troubleshooting|"
+    r"others?|other questions|common (?:questions|issues|problems|errors)|常见问题|常见错误|常见报错|"
+    r"问题汇总|问题集锦|问题合集|"
     r"其他问题|其它问题|"
     r"疑难解答|问答|答疑|其他|其它)\b"
 )
@@ -20,9 +21,11 @@ GROUP_TITLE = re.compile(
 # A heading that opens the FAQ part of a longer document (README, guide); a name or title that says FAQ.
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
-    r"common[ _-](?:questions|issues|problems)|"
+    r"common[ _-](?:questions|issues|problems)|^(?:\W|\d|[一二三四五六七八九十])*qa\W*$|"
     r"常见问题|问题汇总|问题集锦|问题合集|疑难解答|故障排除|故障排查|问题排查|排查手册|排查指南|问答|常見問題|問題彙總|問題匯總|問答"
 )
+# A section of the errors a reader meets (`## Common errors`): in a README, the troubleshooting part.
+ERROR_SECTION = re.compile(r"(?i)common[ _-]errors|常见(?:错误|报错)")
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
 Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
 # The parts an answer is written in (`### Analysis`, `- 原因：…`): never questions of their own.
@@ -71,7 +74,7 @@ NAVIGATION_TITLE = re.compile(
     r"not (?:resolved|solved|fixed))|"
     r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
-    r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档)?|"
+    r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档|文章)?|"
     r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
     r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
     r"(?:更多|其他|其它)(?:问题|疑问)[，,]?\s*(?:请|可|可以|欢迎)?\s*(?:联系|反馈|提交|提issue).*|"
@@ -129,8 +132,11 @@ def is_question(text: str) -> bool:
 
 
 def has_question_label(text: str) -> bool:
-    """Opens with an explicit question label (`Q:`, `**Q：**`, `Question 3:`, `问题1：`)."""
-    return bool(Q_PREFIX.match(text.lstrip().lstrip("*_").lstrip()))
+    """Opens with an explicit question label (`Q:`, `**Q：**`, `Question 3:`, `问题1：`) that labels some text: a
+    bare `Q:` asks nothing (the heading above it is the question)."""
+    text = text.lstrip().lstrip("*_").lstrip()
+    label = Q_PREFIX.match(text)
+    return label is not None and bool(text[label.end():].strip(" *_\t"))
 
 
 def is_answer_part(text: str) -> bool:
@@ -184,6 +190,11 @@ def question_score(text: str) -> float:
 def is_faq_section(title: str) -> bool:
     """A heading that names an FAQ / troubleshooting part of a document."""
     return bool(FAQ_SECTION.search(title))
+
+
+def is_error_section(title: str) -> bool:
+    """A heading that names the common errors of a project (`## Common errors`, `## 常见报错`)."""
+    return bool(ERROR_SECTION.search(title))
 
 
 def is_container(title: str) -> bool:
