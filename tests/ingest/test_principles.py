@@ -751,3 +751,44 @@ def test_a_heading_over_reference_articles_is_navigation() -> None:
             "[flutter使用fluwx调通微信支付](https://www.jianshu.com/p/2)\n")
     entries = segment_markdown(text, file_name="QA_CN.md").entries
     assert [e.question for e in entries] == ["如何分享？", "支付失败怎么办？"]
+
+
+def test_a_related_category_over_bold_questions_holds_them_and_failures_in_their_rhythm() -> None:
+    text = ("# Deployment FAQ\n\n## Tools related\n\n**Can packages be managed via mo_ctl?**\n\nYes.\n\n"
+            "**How do operators deployed by helm uninstall?**\n\nRun helm uninstall.\n\n"
+            "## Error reporting related\n\n**How do I fix `command not found: mysql`?**\n\nInstall the client.\n\n"
+            "**I switch to another version before building panic**\n\nRun make clean.\n\n"
+            "**How do I resolve the `too many open files` error?**\n\nRaise ulimit.\n\n"
+            "**Login to the cluster fails with a password validation error**\n\nCheck the tag.\n")
+    entries = segment_markdown(text, file_name="deployment-faqs.md").entries
+    assert [e.question for e in entries] == [
+        "Can packages be managed via mo_ctl?", "How do operators deployed by helm uninstall?",
+        "How do I fix `command not found: mysql`?", "I switch to another version before building panic",
+        "How do I resolve the `too many open files` error?",
+        "Login to the cluster fails with a password validation error"]
+
+
+def test_sub_headings_that_name_versions_are_the_variants_of_one_answer() -> None:
+    text = ("# FAQs\n\n## Docker\n\n### Can it run alongside Docker for Mac?\n\nYes.\n\n### Docker socket location\n\n"
+            "#### v0.3.4 or older\n\nAt `$HOME/.colima/docker.sock`.\n\n#### v0.4.0 or newer\n\n"
+            "At `$HOME/.colima/default/docker.sock`.\n\n#### Listing Docker contexts\n\n"
+            "```\ndocker context list\n```\n\n"
+            "### Cannot connect to the Docker daemon. Is it running?\n\nStart colima.\n")
+    entries = segment_markdown(text, file_name="FAQ.md").entries
+    assert [e.question for e in entries] == ["Can it run alongside Docker for Mac?", "Docker socket location",
+                                             "Cannot connect to the Docker daemon. Is it running?"]
+    assert "v0.4.0 or newer" in entries[1].answer_markdown and "docker context list" in entries[1].answer_markdown
+
+
+def test_an_answer_part_heading_at_the_entries_level_continues_the_entry_before_it() -> None:
+    text = ("# Troubleshooting\n\n### 31) Why does podman fail to start?\n\nRun `podman version` first.\n\n"
+            "### 32) Port already bound error\n\nThe port is taken.\n\n#### Solution\n\nFree the port.\n\n"
+            "### 33) The sshd process fails to run\n\nNo sshd in the container.\n\n### Solution\n\n"
+            "Add the capability.\n\n### 34) Why is a file not owned by the user?\n\nWrong owner.\n\n"
+            "#### Solution\n\nUse --userns.\n")
+    entries = segment_markdown(text, file_name="troubleshooting.md").entries
+    assert [e.question for e in entries] == ["31) Why does podman fail to start?", "32) Port already bound error",
+                                             "33) The sshd process fails to run",
+                                             "34) Why is a file not owned by the user?"]
+    assert "Add the capability." in entries[2].answer_markdown
+

@@ -131,17 +131,15 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # its paragraph, ends with its line since; bitsail's item 15 in three bold runs, `**… form** **of** **command
     # line?**`, first cut with only its outer `**` removed, keeps them since.)
     "wild10": (265, 262, {"cubefs/docs/fuse.md", "cubefs/docs-zh/fuse.md", "ilruntime/FastQA.md"}, 2),
-    # wild11 (22, 13; labels committed at 0088251 before any run): the first run found 267 of 280, 11 extras.
-    # Missed: colima's `### Docker socket location` (no text of its own before `#### v0.3.4 or older`: read as a
-    # category, its four version/command sub-headings cut, 4 extras) and `### Colima not starting` (read as a category
-    # because its second reason `#### FATA[0000] error starting vm: …` asks like an error: both reasons cut, 2 extras);
-    # matrixone's bold questions `Do **cluster deployments …**` (bold not over the whole line) and the bullet
-    # `* **Does the current non-k8s version …**`, kept in the answer of the question before them; the one bold
-    # question of `## Hardware related` (the section read as a category, its text left on the page); and the seven
-    # bold questions of `## Error reporting related`, cut as one entry under that heading (read as an error, 1 extra);
-    # trivy's `### Running out of space during image scans`, cut as the three numbered workarounds of its answer
-    # (3 extras). Also extra: podman's `### Solution` of item 33, at item level.
-    "wild11": (280, 267, {"colima/FAQ.md", "matrixone/deployment-faqs.md", "trivy/troubleshooting.md"}, 11),
+    # wild11 (22, 13; labels committed at 0088251 before any run): the first run found 267 of 280, 11 extras: colima's
+    # `### Docker socket location` read as a category over `#### v0.3.4 or older` …; matrixone's seven bold questions
+    # of `## Error reporting related` cut as one entry under that heading (three of them state a failure without
+    # asking); trivy's three numbered workarounds cut instead of their topic; podman's `### Solution` of item 33 cut
+    # at item level. Still missed: colima's `### Colima not starting` (its second reason, `#### FATA[0000] error
+    # starting vm: …`, asks like an error, so the heading is read as their category: both reasons are the extras);
+    # matrixone's `Do **cluster deployments …**` (bold not over the whole line), the bullet `* **Does the current
+    # non-k8s version …**`, and the one bold question of `## Hardware related`.
+    "wild11": (280, 276, {"colima/FAQ.md", "matrixone/deployment-faqs.md"}, 2),
     # wild12 (14, 7): the first run found 241 of 246, 15 extras: il2cppdumper's English README cut nothing (its
     # `## Common errors` was not its troubleshooting part); minigame-unity's `#### 11.…permission deny字样错误` lost to
     # the bare `Q:` under it; carla's categories whose only text is a `<!-- ==== -->` comment were cut; minigame-unity's

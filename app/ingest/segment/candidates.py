@@ -28,6 +28,7 @@ from app.ingest.segment.blocks import (
 )
 from app.ingest.segment.evidence import (
     ANSWER_PREFIX,
+    ERROR_SCORE,
     TABLE_QUESTION_HEADER,
     has_answer_label,
     has_question_label,
@@ -57,7 +58,7 @@ TOPIC_SCORE = 0.5  # evidence of one regular topic item in an FAQ: less than any
 STEPS_LEAD_IN = re.compile(
     r"(?i)(?:步骤|顺序|方法|办法|方式|解决|排查|尝试|操作|如下操作|"
     r"steps?|in (?:this|that) order|following (?:ways|methods|options|solutions|fixes|commands)|to (?:fix|solve|"
-    r"resolve|work around)|try)[^:：]*[:：]\s*$")
+    r"resolve|work around)|try|workarounds?)[^:：]*[:：]\s*$")
 PROBLEMS_LEAD_IN = re.compile(
     r"(?i)(?:常见|以下|下列|如下|这些|几个|一些)[^:：，,]{0,8}(?:问题|疑问|错误|报错)|(?:问题|错误|报错)(?:如下|有)|"
     r"(?:common|following|these|some|known) (?:questions|problems|issues|errors)")
@@ -426,12 +427,14 @@ def is_answer_paragraph(block: SyntaxTreeNode) -> bool:
     return has_answer_label(_lead_text(block))
 
 
-def _is_bold_question(block: SyntaxTreeNode, lines: list[str]) -> bool:
+def _is_bold_question(block: SyntaxTreeNode, lines: list[str], least: float = 0.9) -> bool:
+    """A paragraph whose first line is wholly bold and asks (`least` 0.9), or also one that states
+    an error (`least` ERROR_SCORE)."""
     if block.type != "paragraph":
         return False
     start, _ = span(block)
     match = BOLD_LINE.match(lines[start].strip())
-    return match is not None and question_score(TAG.sub("", match.group(1) or match.group(3) or "")) >= 0.9
+    return match is not None and question_score(TAG.sub("", match.group(1) or match.group(3) or "")) >= least
 
 
 def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
@@ -449,6 +452,8 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
     rule, why = LABELLED_RULE, "open with a question label"
     if not labelled:
         labelled = [b for b in section.blocks if _is_bold_question(b, lines)]
+        if len(labelled) >= 2:  # among bold questions, a bold line in their rhythm that states a failure is one too
+            labelled = [b for b in section.blocks if _is_bold_question(b, lines, least=ERROR_SCORE)]
         rule, why = "bold question paragraph", "are a bold question"
         if len(labelled) < 2 and bold_topics:
             labelled = _bold_titles(section, lines)

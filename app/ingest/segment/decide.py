@@ -63,6 +63,7 @@ from app.ingest.segment.evidence import (
     is_faq_section,
     is_generic,
     is_navigation,
+    names_a_condition,
     names_a_group,
     question_score,
     strip_numbering,
@@ -558,7 +559,8 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
         return "heading whose sub-headings are the parts of one answer"
     if (reading.faq_document and section.level == reading.entry_level and not is_container(section.title)
-            and not is_navigation(section.title) and not _table_of_contents(section, readings, reading.lines)
+            and not is_navigation(section.title) and not is_answer_part(section.title)
+            and not _table_of_contents(section, readings, reading.lines)
             and not _off_the_numbering(section, reading)
             and (_has_content(section) or section.is_leaf or not names_a_group(section.title))):
         # `## Runtime related issues` with no text over `###` errors is their category
@@ -571,6 +573,11 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
     """A section with no question blocks: an entry of its own, or a category."""
     if section.heading is None or section.is_title:
         decision.chosen = "document title or preamble: no entry"
+    elif not _has_content(section) and section.children and names_a_condition(section.children[0].title) \
+            and not _mostly_questions(section) and not is_container(section.title):
+        # `### Docker socket location` › `#### v0.3.4 or older`, `#### v0.4.0 or newer`: one answer in variants
+        return _heading_decision(section, decision, readings, reading, "heading over the versions or platforms of "
+                                 "its answer")
     elif not _has_content(section):
         decision.chosen = "no text of its own: a category"
     elif is_container(section.title):
@@ -774,7 +781,8 @@ def _is_category(section: Section, evidence: str, lines: list[str]) -> bool:
     heading that asks a question and answers it before follow-up questions (`## Where are models stored?` ›
     `### How do I move them?`) is an entry like them."""
     if evidence == SIBLING_RULE and not _has_content(section) and len(section.children) >= 2 and all(
-            _has_content(c) and heading_score(c.title) == 0 for c in section.children):
+            _has_content(c) and heading_score(c.title) == 0 for c in section.children) and \
+            not names_a_condition(section.children[0].title):
         return True  # `## 部署文档` over `### 非根目录部署`, `### 部署到 GitHub Pages`: a label over its topics
     if not _mostly_questions(section):
         return False

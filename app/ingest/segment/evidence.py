@@ -18,6 +18,8 @@ FAQ_CONTAINER = re.compile(
 )
 GROUP_TITLE = re.compile(
     r"(?i)\b(?:related|relevant) (?:issues|problems|questions|errors)\W*$|相关的?(?:问题|错误|报错)\W*$")
+# `Error reporting related`, `Hardware related` (`报错相关` written in English): a category, never an error of its own.
+RELATED_GROUP = re.compile(r"(?i)^[^?？]*\b(?:related|relevant)\s*$")
 # A heading that opens the FAQ part of a longer document (README, guide); a name or title that says FAQ.
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
@@ -26,6 +28,14 @@ FAQ_SECTION = re.compile(
 )
 # A section of the errors a reader meets (`## Common errors`): in a README, the troubleshooting part.
 ERROR_SECTION = re.compile(r"(?i)common[ _-]errors|常见(?:错误|报错)")
+# A heading that names the version or platform an answer holds for (`v0.4.0 or newer`, `Version v0.5.6 and lower`,
+# `macOS`, `2.0 及以上版本`): a variant of its parent's answer, not a topic of its own.
+CONDITION = re.compile(
+    r"(?i)^\W*(?:(?:for|on)\s+)?(?:(?:version|版本)\s*)?v?\d+(?:\.\d+)+\w*\s*"
+    r"(?:(?:or|and)\s+(?:older|newer|lower|higher|earlier|later|above|below)|\+|及?以上|及?以下|之前|之后|以前|以后)?"
+    r"\s*(?:版本)?\W*$|"
+    r"^\W*(?:(?:for|on)\s+)?(?:macos|mac|os x|windows|linux|ubuntu|debian|centos|fedora|alpine|ios|android|wsl2?)\W*$")
+ERROR_SCORE = 0.7  # question_score of a line that states an error or failure without asking
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
 Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
 # The parts an answer is written in (`### Analysis`, `- 原因：…`): never questions of their own.
@@ -99,7 +109,7 @@ ERROR_WORDS = re.compile(
     r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|refused|"
     r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
     r"not (?:accessible|working|responding|supported)|inaccessible|(?:doesn't|does not|won't|can not) work|"
-    r"crash(?:es|ed|ing)?|hangs|freez(?:es|ing)|corrupt(?:ed|ion)?|"
+    r"crash(?:es|ed|ing)?|panic(?:s|ked)?|hangs|freez(?:es|ing)|corrupt(?:ed|ion)?|"
     r"报错|错误|失败|异常|无法|出错|超时|拒绝|不能|不支持|乱码|找不到|未找到|不存在|不可用|不生效|"
     r"权限不足|没有权限|无权限|崩溃|闪退|卡住|卡死|无响应|无反应|没反应|不起作用|内存不足|显存不足|溢出|损坏"
 )
@@ -183,7 +193,7 @@ def question_score(text: str) -> float:
     if is_question(text):
         return 0.9
     if is_error(text):
-        return 0.7
+        return ERROR_SCORE
     return 0.0
 
 
@@ -197,6 +207,11 @@ def is_error_section(title: str) -> bool:
     return bool(ERROR_SECTION.search(title))
 
 
+def names_a_condition(title: str) -> bool:
+    """A heading that names the version or platform an answer holds for (`v0.4.0 or newer`, `macOS`)."""
+    return bool(CONDITION.match(title))
+
+
 def is_container(title: str) -> bool:
     """A heading that only groups questions (`FAQ`, `Others`, `常见问题`)."""
     return bool(FAQ_CONTAINER.match(title))
@@ -204,7 +219,7 @@ def is_container(title: str) -> bool:
 
 def names_a_group(title: str) -> bool:
     """A title that names the problems of one topic (`Token related issues`, `Runtime(运行时)相关问题`)."""
-    return bool(GROUP_TITLE.search(title))
+    return bool(GROUP_TITLE.search(title) or RELATED_GROUP.match(title))
 
 
 def is_generic(title: str) -> bool:
@@ -214,6 +229,6 @@ def is_generic(title: str) -> bool:
 
 def heading_score(title: str) -> float:
     """How much a heading asks: a question's or an error's evidence, none for a generic or answer-part title."""
-    if is_generic(title) or is_answer_part(title) or is_navigation(title):
+    if is_generic(title) or is_answer_part(title) or is_navigation(title) or RELATED_GROUP.match(title):
         return 0.0
     return question_score(title)
