@@ -9,6 +9,7 @@ LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language.
 CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|https?://\S+|<[^>\n]+>|\S*[/_=\\]\S*", re.DOTALL)
 MIN_WORDS_TO_DIFFER = 10
+PLAINLY = 20  # prose plainly in one language: the other script holds under a twentieth of it
 
 
 def language_scores(text: str) -> tuple[int, int]:
@@ -50,6 +51,22 @@ def language_from_name(relative_path: str) -> str | None:
         elif re.search(r"(?:^|[._-])(?:en|en[_-]us)(?:[._-]|$)", part):
             return "en"
     return None
+
+
+def document_language(relative_path: str, text: str) -> str:
+    """A document's language: the one its file name marks; else its folders' mark, unless its prose is plainly in
+    the other language (an English README in a project folder named `goproxy-cn`); else the prose's."""
+    folders, _, name = relative_path.rpartition("/")
+    named = language_from_name(name)
+    if named is not None:
+        return named
+    marked = language_from_name(folders) if folders else None
+    han, latin = language_scores(text)
+    if marked == "zh" and han * PLAINLY < latin:
+        return "en"
+    if marked == "en" and latin * PLAINLY < han:
+        return "zh"
+    return marked or detect_language(text)
 
 
 LANGUAGE_MARK = re.compile(r"(?:^|[._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw)|en|en[_-]us)$", re.IGNORECASE)

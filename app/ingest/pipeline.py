@@ -25,7 +25,7 @@ from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.identity import Vanished, Version, inherit_ids
 from app.ingest.ids import document_id, entry_id, path_digest
-from app.ingest.language import detect_language, entry_language, language_from_name, name_from_path
+from app.ingest.language import document_language, entry_language, name_from_path
 from app.ingest.lexicon import mine_lexicon, pair_texts
 from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
@@ -432,8 +432,7 @@ def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport) -
     questions = [(e.question, e.title) for e in parsed.entries]
     reviewed, revision = read_review_mark(meta.get(REVIEWED_KEY), questions), read_revision_mark(meta, questions)
     report.warnings.extend((source.relative_path, problem) for problem in reviewed.problems + revision.problems)
-    lang = str(meta.get("lang") or language_from_name(source.relative_path)
-               or detect_language(front.body))
+    lang = str(meta.get("lang") or document_language(source.relative_path, front.body))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
     shortfall = _faq_shortfall(parsed, source, front.body, str(declared_title))
     if shortfall:

@@ -792,3 +792,15 @@ def test_an_answer_part_heading_at_the_entries_level_continues_the_entry_before_
                                              "34) Why is a file not owned by the user?"]
     assert "Add the capability." in entries[2].answer_markdown
 
+
+
+def test_one_bold_question_in_a_section_is_an_entry_where_the_document_asks_in_bold() -> None:
+    text = ("# Deployment FAQ\n\n## Environment\n\n**What OS version is required?**\n\nLinux or macOS.\n\n"
+            "**Can I deploy on CentOS 7?**\n\nYes.\n\n## Hardware related\n\n"
+            "**What are the hardware requirements?**\n\n| CPU | Memory |\n| --- | --- |\n| 4 | 32 GB |\n")
+    entries = segment_markdown(text, file_name="deployment-faqs.md").entries
+    assert [e.question for e in entries] == ["What OS version is required?", "Can I deploy on CentOS 7?",
+                                             "What are the hardware requirements?"]
+    lone = "# FAQ\n\n## Setup\n\n**Why is this needed?**\n\nBecause.\n\n## Usage\n\nRun it.\n"
+    # one bold question in a whole document is emphasis
+    assert "Why is this needed?" not in [e.question for e in segment_markdown(lone, file_name="faq.md").entries]

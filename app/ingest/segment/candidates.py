@@ -451,7 +451,7 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
     labelled = [b for i, b in enumerate(section.blocks) if is_qa_paragraph(b) and i not in statements]
     rule, why = LABELLED_RULE, "open with a question label"
     if not labelled:
-        labelled = [b for b in section.blocks if _is_bold_question(b, lines)]
+        labelled = bold = [b for b in section.blocks if _is_bold_question(b, lines)]
         if len(labelled) >= 2:  # among bold questions, a bold line in their rhythm that states a failure is one too
             labelled = [b for b in section.blocks if _is_bold_question(b, lines, least=ERROR_SCORE)]
         rule, why = "bold question paragraph", "are a bold question"
@@ -463,6 +463,8 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
             asking = [b for b in terms if question_score(lines[span(b)[0]].strip())]
             labelled = terms if len(terms) >= 2 else asking
             rule, why = "definition list term", "are definition list terms (`: answer` under them)"
+            if not labelled and bold:  # one bold question: an entry where the document has more (`qa_total`)
+                labelled, rule, why = bold, "bold question paragraph", "are a bold question"
             if not labelled:
                 return None
     group = Group(kind="qa", rule=rule, line=span(labelled[0])[0], qualifies=True,
