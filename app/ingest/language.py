@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language.
 CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|https?://\S+|<[^>\n]+>|\S*[/_=\\]\S*", re.DOTALL)
 MIN_WORDS_TO_DIFFER = 10
-PLAINLY = 20  # prose plainly in one language: the other script holds under a twentieth of it
 
 
 def language_scores(text: str) -> tuple[int, int]:
@@ -53,20 +53,33 @@ def language_from_name(relative_path: str) -> str | None:
     return None
 
 
-def document_language(relative_path: str, text: str) -> str:
-    """A document's language: the one its file name marks; else its folders' mark, unless its prose is plainly in
-    the other language (an English README in a project folder named `goproxy-cn`); else the prose's."""
-    folders, _, name = relative_path.rpartition("/")
-    named = language_from_name(name)
-    if named is not None:
-        return named
-    marked = language_from_name(folders) if folders else None
-    han, latin = language_scores(text)
-    if marked == "zh" and han * PLAINLY < latin:
-        return "en"
-    if marked == "en" and latin * PLAINLY < han:
-        return "zh"
+def document_language(relative_path: str, text: str, named: Collection[tuple[str, str, str]] = ()) -> str:
+    """A document's language: the one its file name marks; else its folders' mark, unless a version of it beside
+    it marks that language in its own name (`named`, from `named_versions`: `goproxy-cn/README.md` beside
+    `goproxy-cn/README.zh-CN.md`, the folder is a project, the unmarked file the other language); else its prose's."""
+    folder, _, name = relative_path.rpartition("/")
+    own = language_from_name(name)
+    if own is not None:
+        return own
+    marked = language_from_name(folder) if folder else None
+    if marked is not None and (folder, _neutral_stem(name), marked) in named:
+        return "en" if marked == "zh" else "zh"
     return marked or detect_language(text)
+
+
+def named_versions(paths: Iterable[str]) -> set[tuple[str, str, str]]:
+    """(folder, name without its language mark, language) of every path whose file name marks its language."""
+    found = set()
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        lang = language_from_name(name)
+        if lang is not None:
+            found.add((folder, _neutral_stem(name), lang))
+    return found
+
+
+def _neutral_stem(name: str) -> str:
+    return LANGUAGE_MARK.sub("", name.rsplit(".", 1)[0]).lower()
 
 
 LANGUAGE_MARK = re.compile(r"(?:^|[._-])(?:zh|cn|zh[_-](?:cn|hans|hant|tw)|en|en[_-]us)$", re.IGNORECASE)

@@ -8,7 +8,7 @@ import os
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -25,7 +25,7 @@ from app.ingest.encoding import DecodeError, decode_bytes
 from app.ingest.glossary import GLOSSARY_FILE, read_glossary
 from app.ingest.identity import Vanished, Version, inherit_ids
 from app.ingest.ids import document_id, entry_id, path_digest
-from app.ingest.language import document_language, entry_language, name_from_path
+from app.ingest.language import document_language, entry_language, name_from_path, named_versions
 from app.ingest.lexicon import mine_lexicon, pair_texts
 from app.ingest.links import LINKS_FILE, read_link_rules
 from app.ingest.related import RelatableEntry, related_entries
@@ -244,11 +244,12 @@ def read_documents(folder: Path, report: IngestReport, progress: bool = False) -
     """
     documents: list[ReadDocument] = []
     sources = list(find_sources(folder, report.skipped))
+    named = named_versions(source.relative_path for source in sources)
     bar = tqdm(sources, desc="reading", unit="doc", disable=not progress, leave=False)
     for source in bar:
         bar.set_postfix_str(source.relative_path, refresh=True)  # a long file (repairs, a big table) is named
         try:
-            read = read_document(source, report)
+            read = read_document(source, report, named)
         except RecursionError:
             report.skipped.append((source.relative_path, "markup nested too deeply to parse "
                                    "(hundreds of `*`, `>` or list levels); simplify it"))
@@ -381,7 +382,8 @@ def _said(source: SourceFile, data: bytes | str) -> set[str] | str:
     return {substance(entry.title, entry.answer_markdown) for entry in then.entries}
 
 
-def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | None:
+def read_document(source: SourceFile, report: IngestReport,
+                  named: Collection[tuple[str, str, str]] = ()) -> ReadDocument | None:
     """One document read, decoded, repaired and segmented; None (and a line in `report`) if unreadable."""
     try:
         with source.path.open("rb") as handle:
@@ -395,10 +397,11 @@ def read_document(source: SourceFile, report: IngestReport) -> ReadDocument | No
             f"{max(size, len(data)) / MEGABYTE:.1f} MB, over the {MAX_DOCUMENT_BYTES // MEGABYTE} MB a document may "
             "have (reading one takes about 60 times its size in memory); split it into smaller files")))
         return None
-    return document_from_bytes(source, data, report)
+    return document_from_bytes(source, data, report, named)
 
 
-def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport) -> ReadDocument | None:
+def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport,
+                        named: Collection[tuple[str, str, str]] = ()) -> ReadDocument | None:
     """A document decoded, repaired and segmented from its bytes (`source` names it and finds its sidecar); None
     (and a line in `report`) if they cannot be decoded."""
     try:
@@ -432,7 +435,7 @@ def document_from_bytes(source: SourceFile, data: bytes, report: IngestReport) -
     questions = [(e.question, e.title) for e in parsed.entries]
     reviewed, revision = read_review_mark(meta.get(REVIEWED_KEY), questions), read_revision_mark(meta, questions)
     report.warnings.extend((source.relative_path, problem) for problem in reviewed.problems + revision.problems)
-    lang = str(meta.get("lang") or document_language(source.relative_path, front.body))
+    lang = str(meta.get("lang") or document_language(source.relative_path, front.body, named))
     lang = "zh" if lang.lower().startswith("zh") else "en" if lang.lower().startswith("en") else lang
     shortfall = _faq_shortfall(parsed, source, front.body, str(declared_title))
     if shortfall:

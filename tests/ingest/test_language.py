@@ -44,13 +44,14 @@ def test_a_document_is_named_by_its_file_without_its_language_mark(path: str, na
     assert name_from_path(path) == name
 
 
-def test_a_folder_mark_gives_way_to_prose_plainly_in_the_other_language() -> None:
-    from app.ingest.language import document_language
 
-    english = "# Goproxy China\n\n" + "The most trusted Go module proxy in China. " * 20 + "\n[中文](README.zh-CN.md)\n"
-    assert document_language("goproxy-cn/README.md", english) == "en"  # a project named `-cn`, an English README
-    assert document_language("goproxy-cn/README.zh-CN.md", english) == "zh"  # the file name's mark is the author's
-    chinese = "# 常见问题\n\n" + "如何配置 Go 模块代理？设置 GOPROXY 环境变量即可。" * 5
-    assert document_language("docs-zh/faq.md", chinese) == "zh"
-    mixed = "# FAQ\n\n" + "部署时提示 `connection refused` 错误怎么办？检查 docker daemon 是否启动。" * 5
-    assert document_language("docs/zh/faq.md", mixed) == "zh"  # Chinese prose full of English terms stays Chinese
+def test_a_folder_mark_gives_way_to_a_version_beside_the_file_marked_by_its_own_name() -> None:
+    from app.ingest.language import document_language, named_versions
+
+    named = named_versions(["goproxy-cn/README.md", "goproxy-cn/README.zh-CN.md", "docs-zh/faq.md", "docs/faq.md"])
+    english = "# Goproxy China\n\nThe most trusted Go module proxy in China.\n"
+    assert document_language("goproxy-cn/README.md", english, named) == "en"  # a project named `-cn`
+    assert document_language("goproxy-cn/README.zh-CN.md", english, named) == "zh"  # the file's own mark decides
+    assert document_language("goproxy-cn/README.md", english) == "zh"  # alone, the folder's mark stands
+    untranslated = "# FAQ\n\nHow do I set the proxy? Set GOPROXY.\n"  # a copy not yet translated stays Chinese
+    assert document_language("docs-zh/faq.md", untranslated, named) == "zh"
