@@ -804,3 +804,23 @@ def test_one_bold_question_in_a_section_is_an_entry_where_the_document_asks_in_b
     lone = "# FAQ\n\n## Setup\n\n**Why is this needed?**\n\nBecause.\n\n## Usage\n\nRun it.\n"
     # one bold question in a whole document is emphasis
     assert "Why is this needed?" not in [e.question for e in segment_markdown(lone, file_name="faq.md").entries]
+
+
+def test_a_title_label_heading_asks_the_line_under_it_and_its_parts_follow() -> None:
+    text = ("## Title\n\nHow to change the color of the legend?</br>\n"
+            "## Problem Description\n\nThe legend is grey.</br>\n"
+            "## Solution\n\nSet `legends.item.shape.style.fill`.\n## Code Example\n\n```\nspec\n```\n## Results\n\n"
+            "![](a.png)\n## Quote\n\n[Legend](https://example.com)\n")
+    entries = segment_markdown(text, file_name="10- How to change the color of the legend.md").entries
+    assert [e.question for e in entries] == ["How to change the color of the legend?"]
+    assert "legends.item.shape.style.fill" in entries[0].answer_markdown and "spec" in entries[0].answer_markdown
+    zh = ("## 问题标题\n\n如何更改图例的颜色？</br>\n## 问题描述\n\n图例是灰色的。\n## 解决方案\n\n设置颜色。\n"
+          "## 代码示例\n\n```\nspec\n```\n## 结果展示\n\n![](a.png)\n")
+    assert [e.question for e in segment_markdown(zh, file_name="10.md").entries] == ["如何更改图例的颜色？"]
+
+
+def test_about_us_closes_an_faq_without_being_an_entry() -> None:
+    text = ("# 常见问题\n\n## 如何安装？\n\n用 npm。\n\n## 样式不生效怎么办？\n\n检查隔离。\n\n## 关于我们\n\n"
+            "我们是一个开源团队。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["如何安装？", "样式不生效怎么办？"]

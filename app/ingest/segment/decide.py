@@ -34,6 +34,7 @@ from app.ingest.segment.blocks import (
     first_line_nodes,
     open_plain_admonitions,
     parse,
+    question_source,
     sections,
     span,
     trim,
@@ -84,7 +85,8 @@ MIN_TABLE_ROWS = 2  # rows of a table of errors or questions that outweigh a hea
 MIN_OWN_ANSWER = 100
 PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
 # A heading that only numbers a question (`## Question 1`, `## 问题1`, `## Q3`): the question is written under it.
-BARE_QUESTION_LABEL = re.compile(r"(?i)^\W*(?:question|q|问题|问)\s*[#№]?\s*\d{1,3}\W*$")
+BARE_QUESTION_LABEL = re.compile(
+    r"(?i)^\W*(?:(?:question|q|问题|问)\s*[#№]?\s*\d{1,3}|(?:question )?title|问题标题|标题)\W*$")
 MIN_NUMBERED = 4  # numbered headings of one level, four in five of its headings: the FAQ's questions are numbered
 MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
@@ -629,7 +631,7 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
         # `## Question 1` / `## 问题1` only numbers the question: it is the line under it (`_Description_: …`)
         first, _ = span(section.blocks[0])
         title = " ".join(plain_inline(first_line_nodes(section.blocks[0])).split())
-        unit = Unit(question=reading.lines[first].strip(), title=title,
+        unit = Unit(question=question_source(reading.lines[first]), title=title,
                     answer=trim("\n".join(reading.lines[first + 1:end])), line=first, score=question_score(title))
         rule += ", its question the line under it"
     else:

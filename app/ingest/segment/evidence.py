@@ -50,6 +50,7 @@ ANSWER_PART_WORDS = (
     "异常现象", "错误现象", "正常情况", "正常现象", "预期结果", "期望结果", "实际结果", "报错信息", "错误信息",
     "排查", "排查步骤", "排查方法", "排查思路", "检查", "检查方法", "检查步骤", "解决步骤", "处理步骤",
     "behavior", "behaviour", "phenomenon", "error message", "error messages",
+    "code example", "example code", "results", "result", "quote", "代码示例", "示例代码", "结果展示",
 )
 # The parts that state the problem itself: with its text after the label (`## 错误信息：Could not open video stream`)
 # such a heading names the problem an entry answers, not a part of another's answer.
@@ -79,11 +80,11 @@ NAVIGATION_TITLE = re.compile(
     r"feedback|contributing|(?:how to )?contribute|contributions?|translations?|other languages|licen[cs]e|"
     r"acknowledge?ments?|credits|see also|references|further reading|learn more|related (?:links|docs|documents|"
     r"documentation|pages)|instructions|introduction|intro|overview|preface|foreword|disclaimer|"
-    r"about(?: this (?:faq|page|document|guide))?|"
+    r"about(?: us| this (?:faq|page|document|guide))?|"
     r"still (?:stuck|have questions|having (?:problems|issues|trouble)|unresolved|unsolved|"
     r"not (?:resolved|solved|fixed))|"
     r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
-    r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|"
+    r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|关于我们|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档|文章)?|"
     r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
     r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
