@@ -824,3 +824,12 @@ def test_about_us_closes_an_faq_without_being_an_entry() -> None:
             "我们是一个开源团队。\n")
     entries = segment_markdown(text, file_name="faq.md").entries
     assert [e.question for e in entries] == ["如何安装？", "样式不生效怎么办？"]
+
+
+def test_a_questions_heading_that_says_where_to_ask_is_not_an_entry() -> None:
+    text = ("# FAQ\n\n## Questions?\n\nPlease file all questions and support requests at\n"
+            "<https://github.com/coder/code-server/discussions>.\n\n"
+            "## How do I change the port?\n\nUse `--bind-addr`.\n\n"
+            "## Why can't I see my extensions?\n\nInstall them again.\n")
+    entries = segment_markdown(text, file_name="FAQ.md").entries
+    assert [e.question for e in entries] == ["How do I change the port?", "Why can't I see my extensions?"]

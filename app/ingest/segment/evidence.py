@@ -81,6 +81,7 @@ NAVIGATION_TITLE = re.compile(
     r"acknowledge?ments?|credits|see also|references|further reading|learn more|related (?:links|docs|documents|"
     r"documentation|pages)|instructions|introduction|intro|overview|preface|foreword|disclaimer|"
     r"about(?: us| this (?:faq|page|document|guide))?|"
+    r"(?:any |got |have |more )?questions|"  # `## Questions?` over "file them at …": where to ask
     r"still (?:stuck|have questions|having (?:problems|issues|trouble)|unresolved|unsolved|"
     r"not (?:resolved|solved|fixed))|"
     r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
