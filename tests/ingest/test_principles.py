@@ -833,3 +833,13 @@ def test_a_questions_heading_that_says_where_to_ask_is_not_an_entry() -> None:
             "## Why can't I see my extensions?\n\nInstall them again.\n")
     entries = segment_markdown(text, file_name="FAQ.md").entries
     assert [e.question for e in entries] == ["How do I change the port?", "Why can't I see my extensions?"]
+
+
+def test_a_labelled_question_takes_the_sub_headings_that_divide_its_answer() -> None:
+    text = ("# FAQ\n\n## Interoperability\n\n***Q***: What is the risk of lock-in?\n\n***A***: Not much.\n\n"
+            "## Tool migration\n\n***Q***: How to migrate to Hatch?\n\n### Build system\n\nUse the build backend.\n\n"
+            "### Environments\n\nDefine them in `hatch.toml`.\n\n## Fast CLI?\n\nYes, it is fast.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["***Q***: What is the risk of lock-in?",
+                                             "***Q***: How to migrate to Hatch?", "Fast CLI?"]
+    assert "build backend" in entries[1].answer_markdown and "hatch.toml" in entries[1].answer_markdown

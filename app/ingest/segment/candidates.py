@@ -32,6 +32,7 @@ from app.ingest.segment.evidence import (
     TABLE_QUESTION_HEADER,
     has_answer_label,
     has_question_label,
+    heading_score,
     is_answer_part,
     is_navigation,
     is_question,
@@ -89,6 +90,7 @@ class Group:
     qualifies: bool = False
     navigation: bool = False  # a list whose items are only links (a table of contents)
     topics: bool = False  # a list that qualifies only as topics (short items with text under them), no item asks
+    spans_sub_headings: bool = False  # its last question's answer is the section's sub-headings (taken with it)
     why: str = ""  # why it qualifies or not, in words
     notes: list[str] = field(default_factory=list)  # for the ingest summary: what was left out, and why
 
@@ -443,6 +445,17 @@ def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
     return block.type == "paragraph" and end - start >= 2 and bool(DEFINITION.match(lines[start + 1]))
 
 
+def _answered_below(section: Section) -> bool:
+    """Whether the section's sub-headings can be the parts of one answer: there are some and none asks."""
+    stack = list(section.children)
+    while stack:
+        child = stack.pop()
+        if heading_score(child.title) > 0:
+            return False
+        stack += child.children
+    return bool(section.children)
+
+
 def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> Group | None:
     """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
     (two or more); else, with `bold_topics` (an FAQ written without headings), one-line bold paragraphs over text of
@@ -486,6 +499,11 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
             answer_lines = source_lines[question_end:answer_end]
         source = question_source(" ".join(line.strip() for line in source_lines[start:question_end]))
         answer = ANSWER_PREFIX.sub("", trim("\n".join(answer_lines)), count=1)
+        if not answer.strip() and rule == LABELLED_RULE and i + 1 == len(labelled) and _answered_below(section):
+            # `***Q***: How to migrate to Hatch?` then `### Build system`, `### Environments`: a label outranks the
+            # headings that divide its answer
+            answer = trim("\n".join(source_lines[question_end:section.subtree_end]))
+            group.spans_sub_headings = True
         if not answer.strip():
             group.notes.append(f"line {start + 1}: the question {_short(source)} has no answer; it stays in the "
                                "document, not an entry")

@@ -531,6 +531,8 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
     decision.losers = [f"{g.rule} ({g.why})" for g in others if not g.qualifies]
     if qualifying:
         best = qualifying[0]
+        if best.spans_sub_headings:
+            reading.absorbed.update(id(d) for d in _descendants(section))
         units += best.units
         decision.notes += best.notes
         kind = kind or best.kind
