@@ -76,6 +76,13 @@ class Section:
         """No sub-sections."""
         return not self.children
 
+    def descendants(self) -> list[Section]:
+        """Every sub-section under this one, in document order."""
+        found: list[Section] = []
+        for child in self.children:
+            found += [child, *child.descendants()]
+        return found
+
     @property
     def heading_line(self) -> int:
         """0-based line of the heading (the start of the content for the preamble)."""

@@ -447,13 +447,8 @@ def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
 
 def _answered_below(section: Section) -> bool:
     """Whether the section's sub-headings can be the parts of one answer: there are some and none asks."""
-    stack = list(section.children)
-    while stack:
-        child = stack.pop()
-        if heading_score(child.title) > 0:
-            return False
-        stack += child.children
-    return bool(section.children)
+    below = section.descendants()
+    return bool(below) and all(heading_score(sub.title) == 0 for sub in below)
 
 
 def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> Group | None:

@@ -532,7 +532,7 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
     if qualifying:
         best = qualifying[0]
         if best.spans_sub_headings:
-            reading.absorbed.update(id(d) for d in _descendants(section))
+            reading.absorbed.update(id(d) for d in section.descendants())
         units += best.units
         decision.notes += best.notes
         kind = kind or best.kind
@@ -617,7 +617,7 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
     problem of its own in a clause rather than labelling a part: `Windows 安装版在升级后，卸载了旧版本，…`)."""
     end = section.end_line
     if absorb and section.children:
-        descendants = _descendants(section)
+        descendants = section.descendants()
         # The one heading of its level above the level of the document's questions is a question set one level
         # too high (`## … cannot be found` among `###` questions): the headings after it at that level are not its.
         off = _one_level_off(section, reading)
@@ -717,7 +717,7 @@ def _continue_answer(document: ParsedDocument, section: Section, reading: _Readi
     last = document.entries[-1]
     text = trim("\n".join(reading.lines[section.heading_line:section.subtree_end]))
     document.entries[-1] = replace(last, answer_markdown=f"{last.answer_markdown}\n\n{text}".strip())
-    reading.absorbed.update(id(d) for d in _descendants(section))
+    reading.absorbed.update(id(d) for d in section.descendants())
 
 
 def _holds_entries(section: Section, reading: _Reading) -> bool:
@@ -764,13 +764,6 @@ def _decide_forced(section: Section, readings: list[Group], reading: _Reading, d
 
 def _heading_asks(section: Section) -> bool:
     return section.heading is not None and not section.is_title and heading_score(section.title) > 0
-
-
-def _descendants(section: Section) -> list[Section]:
-    found: list[Section] = []
-    for child in section.children:
-        found += [child, *_descendants(child)]
-    return found
 
 
 def _mostly_questions(section: Section) -> bool:
