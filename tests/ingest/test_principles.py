@@ -843,3 +843,64 @@ def test_a_labelled_question_takes_the_sub_headings_that_divide_its_answer() -> 
     assert [e.question for e in entries] == ["***Q***: What is the risk of lock-in?",
                                              "***Q***: How to migrate to Hatch?", "Fast CLI?"]
     assert "build backend" in entries[1].answer_markdown and "hatch.toml" in entries[1].answer_markdown
+
+
+def test_a_question_list_heading_names_the_whole_page_an_faq() -> None:
+    text = ("# Question List\n\n## FAQs\n\n#### Lack dynamic updates of code\n\nRestart the bundler.\n\n"
+            "## Specialized Issues\n\n#### MIUI 12 strings fail to be displayed fully\n\nSet a fixed width.\n\n"
+            "## Issues with Third-Party Libraries\n\n#### flipper compile question\n\nUpgrade flipper.\n")
+    entries = segment_markdown(text, file_name="qa.en.md").entries
+    assert [e.question for e in entries] == ["Lack dynamic updates of code",
+                                             "MIUI 12 strings fail to be displayed fully", "flipper compile question"]
+
+
+def test_a_question_label_after_an_item_number_is_a_label() -> None:
+    text = ("12.\n\nQ: 如何配置缓存?\n\nA: 参考 wiki。\n\n13 (1).Q:&nbsp;查询怎么写筛选条件?\n\nA: 用 Condition。\n\n"
+            "14.Q: Bee 与 Honey 是什么关系?\n\nA: 接口与实现。\n\n14 (2). Q: 开源的代码都是接口吗？\n\nA: 不是。\n")
+    entries = segment_markdown(text, file_name="FAQ_CN.md").entries
+    assert [e.title for e in entries] == ["如何配置缓存?", "查询怎么写筛选条件?", "Bee 与 Honey 是什么关系?",
+                                          "开源的代码都是接口吗？"]
+    assert entries[1].answer_markdown == "用 Condition。"
+
+
+def test_bold_titles_under_headings_that_only_name_categories_are_the_questions() -> None:
+    text = ("# Common Questions and Answers\n\n## General Comments\n\n**It is a technology, not a product**\n\n"
+            "Do not expect it to work on every voice.\n\n## Issues with Voice Quality\n\n"
+            "**Bad audio quality of the generated speech**\n\nUse a clean reference.\n\n"
+            "**Accent is not similar to the reference**\n\nOnly the tone colour is cloned.\n\n"
+            "## Issues with Installation\n**Error related to Silero**\n\nDownload the zip by hand.\n")
+    entries = segment_markdown(text, file_name="QA.md").entries
+    assert [e.title for e in entries] == ["It is a technology, not a product",
+                                          "Bad audio quality of the generated speech",
+                                          "Accent is not similar to the reference", "Error related to Silero"]
+    assert entries[1].answer_markdown == "Use a clean reference."
+    # A bold line inside an answer whose heading asks stays emphasis.
+    asked = ("# FAQ\n\n## How do I install it?\n\n**Note**\n\nUse pip.\n\n"
+             "## Why is it slow?\n\n**Tip**\n\nUse a GPU.\n")
+    assert [e.question for e in segment_markdown(asked, file_name="faq.md").entries] == [
+        "How do I install it?", "Why is it slow?"]
+
+
+def test_numbered_steps_opening_a_how_to_among_heading_entries_are_its_answer() -> None:
+    text = ("# FAQ\n\n## Override theme template\n\nCopy the file into your site.\n\n"
+            "## Pin a post\n\nSet `weight: 1` in its front matter.\n\n"
+            "## Using the syntax highlighter\n\n1. Disable Highlight.js in `hugo.yaml`\n\n"
+            "   ```yml\n   disableHLJS: true\n   ```\n\n2. Set the markdown styling in `hugo.yaml`\n\n"
+            "   ```yml\n   codeFences: true\n   ```\n\n"
+            "## Custom favicon\n\nPut it under `static/`.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["Override theme template", "Pin a post", "Using the syntax highlighter",
+                                             "Custom favicon"]
+    assert "codeFences" in entries[2].answer_markdown
+
+
+def test_a_step_that_checks_whether_is_no_question_and_steps_to_find_a_cause_are_an_answer_part() -> None:
+    text = ("# 常见问题\n\n### 使用模拟器, 崩溃\n\n使用真机调试。\n\n### Android端报`INVALID_USER_SCODE`\n\n"
+            "1. 检查申请的高德key是否正确<br/>\n2. 检查key是否配置在`<application>`标签下\n")
+    entries = segment_markdown(text, file_name="Troubleshooting.md").entries
+    assert [e.title for e in entries] == ["使用模拟器, 崩溃", "Android端报INVALID_USER_SCODE"]
+    text = ("## Q：如何更新插件\n\n重新提交。\n\n## Q:云打包后 iOS端调用插件模块闪退了如何解决\n\n按下面的步骤查。\n\n"
+            "### 自定义插件云打包闪退原因查询步骤\n\n1. 打开控制台\n2. 查看崩溃日志\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["Q：如何更新插件", "Q:云打包后 iOS端调用插件模块闪退了如何解决"]
+    assert "查看崩溃日志" in entries[1].answer_markdown

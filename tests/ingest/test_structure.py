@@ -173,7 +173,10 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # missed + 1 extra). openvoice's five whole-line bold topics (`**Bad Audio Quality of the Generated Speech**`) under
     # `## Issues with …` categories: the four categories are cut instead (4 extras). papermod's `## Using Hugo's Syntax
     # highlighter "chroma"`, whose answer is three numbered steps: the steps are cut as three topics (3 extras).
-    "wild15": (217, 205, {"bee/FAQ_CN.md", "openvoice/QA.md", "papermod/papermod-faq.md"}, 8),
+    # Since: a label after an item number is a label; bold titles under headings that only name categories are the
+    # questions; numbered steps opening a how-to among heading entries are its answer. Left: bee's unlabelled item 21
+    # and its two-line question (1 extra).
+    "wild15": (217, 215, {"bee/FAQ_CN.md"}, 1),
     # wild16 (12 files, 9 projects; labels committed at ee3ef1d before any run): the first run found 96 of 104, 8
     # extras. Missed: easemob's English `en/qa.en.md`, 7 `####` items under `## Specialized Issues` and `## Issues with
     # Third-Party Libraries` (`MIUI 12 Strings Fail to Be Displayed Fully` … `flipper compile question`), dropped
@@ -182,7 +185,9 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # two numbered lines ending in `<br/>`, cut as those two lines (2 extras) instead, and its build-guide preface cut
     # as five entries (`#### 编译 Android`, `#### 编译 iOS`, and three wrapped bullet lines `下载源码后，使用\`Android`
     # …; 5 extras); native-docs' `### 自定义插件云打包闪退原因查询步骤`, a sub-heading of the last answer (1 extra).
-    "wild16": (104, 96, {"amap-fluttify/Troubleshooting.md", "easemob-uikit-rn/en/qa.en.md"}, 8),
+    # Since: `# Question List` names the whole page an FAQ; `检查…是否…` is a step, not a question; `…原因查询步骤`
+    # is a part of an answer. Left: amap-fluttify's build-guide preface (5 extras).
+    "wild16": (104, 104, set(), 5),
 }
 PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # 53 gold pairs; hertzbeat asks two questions twice in each language (10 right links for 8 rows). Words alone
@@ -253,11 +258,14 @@ PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # "tree-shaking?"` / `什么是除屑优化` and pairs typeorm's two unpaired entries `How to use TypeORM in ESM
     # projects?` / `如何使用TypeORM与依赖注入工具？` (40 predicted, 39 right, 2 unpaired violations; edited 33 right of
     # 36).
-    ("wild15", "as laid out"): (39, 0, 0), ("wild15", "renamed"): (39, 0, 0), ("wild15", "edited"): (35, 0, 0),
+    # Edited is a seeded random edit over every Chinese file: bee's four more entries shift what it deletes, and
+    # mpe's `I exported a html file … math typesetting …` loses its partner and pairs by place (34 right, 1 wrong).
+    ("wild15", "as laid out"): (39, 0, 0), ("wild15", "renamed"): (39, 0, 0), ("wild15", "edited"): (34, 1, 0),
     # 25 gold pairs (easemob 12, edgetranslate 9, wechat-assets-picker 4); the first run by words alone: 18 right, 0
     # wrong as laid out and renamed; the 7 missing are easemob's English items that are not cut (see PROBED). Edited:
     # 14 predicted, 13 right, 1 wrong (faq eval-links with the meaning model: 15 predicted, 14 right).
-    ("wild16", "as laid out"): (18, 0, 0), ("wild16", "renamed"): (18, 0, 0), ("wild16", "edited"): (13, 1, 0),
+    # Since easemob's English items are cut: 25 of 25 as laid out and renamed; edited 19 right, 1 wrong of 22.
+    ("wild16", "as laid out"): (25, 0, 0), ("wild16", "renamed"): (25, 0, 0), ("wild16", "edited"): (19, 1, 0),
 }
 
 

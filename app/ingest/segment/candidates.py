@@ -8,6 +8,7 @@ picks among them; this module only proposes and scores.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -451,10 +452,11 @@ def _answered_below(section: Section) -> bool:
     return bool(below) and all(heading_score(sub.title) == 0 for sub in below)
 
 
-def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> Group | None:
+def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group | None:
     """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
-    (two or more); else, with `bold_topics` (an FAQ written without headings), one-line bold paragraphs over text of
-    their own (two or more); else definition terms that ask (or two or more)."""
+    (two or more); else, where `bold_topics` is the least that count (an FAQ written without headings: 2; one whose
+    headings only name categories, each opening with a bold title: 1), one-line bold paragraphs over text of their
+    own; else definition terms that ask (or two or more)."""
     statements = _problem_statements(section.blocks)
     labelled = [b for i, b in enumerate(section.blocks) if is_qa_paragraph(b) and i not in statements]
     rule, why = LABELLED_RULE, "open with a question label"
@@ -463,10 +465,12 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
         if len(labelled) >= 2:  # among bold questions, a bold line in their rhythm that states a failure is one too
             labelled = [b for b in section.blocks if _is_bold_question(b, lines, least=ERROR_SCORE)]
         rule, why = "bold question paragraph", "are a bold question"
-        if len(labelled) < 2 and bold_topics:
-            labelled = _bold_titles(section, lines)
-            rule, why = "bold title paragraph (an FAQ without headings)", "are one bold line over text of their own"
-        if len(labelled) < 2:
+        if len(labelled) < 2 and bold_topics and len(titles := bold_titles(section, lines)) >= bold_topics:
+            labelled = titles
+            rule = "bold title paragraph (" + ("an FAQ without headings)" if bold_topics >= 2 else
+                                               "under headings that only name categories)")
+            why = "are one bold line over text of their own"
+        elif len(labelled) < 2:
             terms = [b for b in section.blocks if _is_definition_term(b, lines)]
             asking = [b for b in terms if question_score(lines[span(b)[0]].strip())]
             labelled = terms if len(terms) >= 2 else asking
@@ -503,14 +507,15 @@ def qa_group(section: Section, lines: list[str], bold_topics: bool = False) -> G
             group.notes.append(f"line {start + 1}: the question {_short(source)} has no answer; it stays in the "
                                "document, not an entry")
             continue
-        group.units.append(Unit(question=source, title=TAG.sub("", _plain(source)), line=start,
-                                answer=without_stray_close(answer), score=question_score(_plain(source))))
+        title = _plain(TAG.sub("", source))
+        group.units.append(Unit(question=source, title=title, line=start,
+                                answer=without_stray_close(answer), score=question_score(title)))
     if rule.startswith("bold title"):
         group.units = [_as_topic(unit) for unit in group.units]
     return group
 
 
-def _bold_titles(section: Section, lines: list[str]) -> list[SyntaxTreeNode]:
+def bold_titles(section: Section, lines: list[str]) -> list[SyntaxTreeNode]:
     """One-line paragraphs wholly in bold, each followed by a block that is not one: the titles of a writer who
     uses no headings (`**workdir目录结构**` over a list)."""
     def bold(block: SyntaxTreeNode) -> bool:
@@ -528,7 +533,8 @@ def orphan_answers(section: Section, first_question: int | None) -> list[int]:
 
 
 def _plain(source: str) -> str:
-    return " ".join(re.sub(r"\*\*|__|`", "", source).split())
+    """The source line as readers see it: no emphasis or code marks, character references (`&nbsp;`) decoded."""
+    return " ".join(html.unescape(re.sub(r"\*\*|__|`", "", source)).split())
 
 
 def _short(text: str) -> str:

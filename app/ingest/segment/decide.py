@@ -45,6 +45,7 @@ from app.ingest.segment.candidates import (
     PROBLEM_LIST_RULE,
     Group,
     Unit,
+    bold_titles,
     details_group,
     list_groups,
     orphan_answers,
@@ -243,8 +244,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
 def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, says_faq: bool) -> _Reading:
     """Every section's readings, and what they say about the whole document: is it an FAQ, where do its
     question headings stand, are its entries headings or blocks."""
-    headingless = all(s.heading is None for s in scoped)
-    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq, headingless) for s in scoped}
+    bold_topics = 2 if all(s.heading is None for s in scoped) else 1 if _bold_led_categories(scoped, lines) else 0
+    readings = {id(s): _readings(s, lines, _faq_scope(s), says_faq, bold_topics if says_faq else 0) for s in scoped}
     level = _entry_level(scoped)
     reading = _Reading(lines=lines, readings=readings, forced=forced,
                        faq_document=says_faq or _asks_like_an_faq(scoped, level), entry_level=level, scoped=scoped)
@@ -268,6 +269,14 @@ def _read_shape(scoped: list[Section], lines: list[str], forced: str | None, say
     if reading.faq_document:
         reading.numbered_level = _numbered_level(scoped)
     return reading
+
+
+def _bold_led_categories(scoped: list[Section], lines: list[str]) -> bool:
+    """Headings that only name categories, none asking, each opening with a one-line bold title over text
+    (`## Issues with Installation` › `**Error Related to Silero**` › its answer): the bold lines are the questions."""
+    headed = [s for s in scoped if s.heading is not None and not s.is_title and _has_content(s)]
+    return len(headed) >= 2 and not any(_heading_asks(s) for s in scoped) and all(
+        (titles := bold_titles(s, lines)) and titles[0] is s.blocks[0] for s in headed)
 
 
 def _numbered_level(scoped: list[Section]) -> int | None:
@@ -454,9 +463,9 @@ def _read_hint(hint: object, document: ParsedDocument, found: list[Section]) -> 
 
 
 def _readings(section: Section, lines: list[str], faq_scope: bool, faq_document: bool,
-              headingless: bool = False) -> list[Group]:
+              bold_topics: int = 0) -> list[Group]:
     groups: list[Group] = []
-    for group in (details_group(section, lines), qa_group(section, lines, bold_topics=faq_document and headingless)):
+    for group in (details_group(section, lines), qa_group(section, lines, bold_topics)):
         if group is not None:
             groups.append(group)
     groups += list(list_groups(section, lines, faq_scope, faq_document or faq_scope))
@@ -646,11 +655,11 @@ def _heading_decision(section: Section, decision: SectionDecision, readings: lis
 
 
 def _answers_among_heading_entries(section: Section, reading: _Reading) -> bool:
-    """The section's own text leads its answer, and most headings beside it (same parent, same level) are entries
-    by their own text: leaves with text and no block that asks. Then it is an entry like them, and its lists and
-    sub-headings are the parts of its answer."""
+    """The section's own text leads its answer (or it opens with numbered steps), and most headings beside it (same
+    parent, same level) are entries by their own text: leaves with text and no block that asks. Then it is an entry
+    like them, and its lists and sub-headings are the parts of its answer."""
     if reading.block_style or section.heading is None or section.is_title or \
-            not section.blocks or section.blocks[0].type != "paragraph":
+            not section.blocks or section.blocks[0].type not in ("paragraph", "ordered_list"):
         return False
     key = (section.path, section.level)
     if key not in reading.plain_beside:

@@ -24,6 +24,7 @@ RELATED_GROUP = re.compile(r"(?i)^[^?？]*\b(?:related|relevant)\s*$")
 FAQ_SECTION = re.compile(
     r"(?i)(?<![a-z])faqs?(?![a-z])|frequently[- ]asked|q\s*&\s*a\b|troubleshoot|"
     r"common[ _-](?:questions|issues|problems)|^(?:\W|\d|[一二三四五六七八九十])*qa\W*$|"
+    r"^(?:\W|\d)*(?:questions?[ _-]list|list of (?:questions|faqs?)|问题列表|问题清单)\W*$|"
     r"常见问题|问题汇总|问题集锦|问题合集|疑难解答|故障排除|故障排查|问题排查|排查手册|排查指南|问答|常見問題|問題彙總|問題匯總|問答"
 )
 # A section of the errors a reader meets (`## Common errors`): in a README, the troubleshooting part.
@@ -37,7 +38,8 @@ CONDITION = re.compile(
     r"^\W*(?:(?:for|on)\s+)?(?:macos|mac|os x|windows|linux|ubuntu|debian|centos|fedora|alpine|ios|android|wsl2?)\W*$")
 ERROR_SCORE = 0.7  # question_score of a line that states an error or failure without asking
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
-Q_PREFIX = re.compile(r"(?i)^\s*(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
+# An item number may stand before the label, glued or not (`14.Q: …`, `13 (2). Q: …`).
+Q_PREFIX = re.compile(r"(?i)^\s*(?:\d{1,3}(?:\s*\(\d{1,3}\))?\s*[.、)]\s*)?(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
 # The parts an answer is written in (`### Analysis`, `- 原因：…`): never questions of their own.
 ANSWER_PART_WORDS = (
     "problem description", "issue description", "description", "symptom", "symptoms", "cause", "causes",
@@ -67,7 +69,9 @@ ANSWER_PART = re.compile(
 ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[:：、.]\s*\S.*)?$")
 # "The cause of X", "notes on X": a part of X's answer, named after it (`连接同步服务失败的可能原因`,
 # `关于同步弹窗的说明`).
-ANSWER_PART_OF = re.compile(r"的(?:可能)?(?:原因|说明|检查|排查|解决方法|解决办法|解决方案|处理方法|步骤)\W*$")
+# `…闪退原因查询步骤`: the steps to find X's cause (a general `## 通用排查步骤` may be an entry of its own).
+ANSWER_PART_OF = re.compile(r"的(?:可能)?(?:原因|说明|检查|排查|解决方法|解决办法|解决方案|处理方法|步骤)\W*$|"
+                            r"原因(?:查询|排查|检查|定位|分析)(?:步骤|流程|方法)\W*$")
 # A leading number of a title, with or without a mark after it: `4 `, `2.`, `IV. `, `一、`.
 TITLE_NUMBER = re.compile(
     r"(?i)^\s*(?:\d{1,3}(?:\.\d{1,3})*|[ivx]{1,5}|[一二三四五六七八九十]{1,3})(?:\s*[.、)）]\s*|\s+)")
@@ -107,6 +111,8 @@ QUESTION_WORDS = re.compile(
     r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*$|什么|哪些|哪个|哪里|多大|多少|多长"
 )
 LEAD_IN = re.compile(r"^[^?？]*[:：][\s*_`]*$")  # ends in a colon, no question mark anywhere
+# A step that tells the reader to check something (`检查 key 是否配置正确`, `确认网络是否正常`): its 是否 is "whether".
+CHECK_STEP = re.compile(r"^\W*(?:请\s*)?(?:先\s*)?(?:检查|确认|确保|查看|核实|核对|排查|检测)[^?？]*$")
 ERROR_WORDS = re.compile(
     r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|refused|"
     r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
@@ -136,9 +142,10 @@ def strip_numbering(text: str) -> str:
 
 def is_question(text: str) -> bool:
     """Phrased as a question in English or Chinese (or labelled `Q:` / `问：`); a line that ends in a colon and asks
-    nothing with `?` introduces what follows (`验证 CUDA 是否安装正确：`, `How to check:`), it is no question."""
+    nothing with `?` introduces what follows (`验证 CUDA 是否安装正确：`, `How to check:`), and one that tells the
+    reader to check whether something holds (`检查 key 是否正确`) is a step: neither is a question."""
     text = NUMBERING.sub("", text.strip(), count=1)
-    if LEAD_IN.search(text) and not has_question_label(text):
+    if (LEAD_IN.search(text) or CHECK_STEP.match(text)) and not has_question_label(text):
         return False
     return bool(QUESTION_WORDS.search(text))
 
