@@ -904,3 +904,18 @@ def test_a_step_that_checks_whether_is_no_question_and_steps_to_find_a_cause_are
     entries = segment_markdown(text, file_name="faq.md").entries
     assert [e.question for e in entries] == ["Q：如何更新插件", "Q:云打包后 iOS端调用插件模块闪退了如何解决"]
     assert "查看崩溃日志" in entries[1].answer_markdown
+
+
+def test_a_list_item_whose_first_line_leaves_a_quote_or_code_span_open_is_wrapped_text_not_a_topic() -> None:
+    text = ("# Common problems\n\n## Editing small files is slow\n\nTurn the plugin off.\n\n"
+            "## Function search undo\n\n- A search pattern in a command (`/`, `:s`) changes the \"last used\n"
+            "  search pattern\". (It is saved in the `/` register).\n"
+            "- A simple text change can be redone with `.`. (It is saved in the\n  `.` register).\n\n"
+            "Both are not the case from a function.\n\n"
+            "## Newline used for NUL\n\nVim stores NUL as a newline.\n")
+    entries = segment_markdown(text, file_name="README.md", title="FAQ").entries
+    assert [e.question for e in entries] == ["Editing small files is slow", "Function search undo",
+                                             "Newline used for NUL"]
+    topics = ("# 常见问题\n\n## 安装\n\n- 下载源码后，使用`Android\n  studio`打开项目\n"
+              "- 等待`Android Studio`索引完毕，点击`Packages\n  get`\n\n## 使用模拟器, 崩溃\n\n使用真机调试。\n")
+    assert "下载源码后，使用`Android" not in [e.question for e in segment_markdown(topics, file_name="faq.md").entries]

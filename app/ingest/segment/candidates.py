@@ -47,6 +47,7 @@ STRAY_DETAILS_CLOSE = re.compile(r"(?im)^\s*</details>\s*$")
 DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer` line under its term
 QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
+CODE_SPAN = re.compile(r"`+[^`]*`+")
 TOPIC_LENGTH = 120  # characters: a topic item's first line names its topic; a longer one says the answer
 # The label of a list item that states the problem its list answers (`- Error: …`, `- 错误描述：…`).
 PROBLEM_ITEM = re.compile(r"(?i)^\W*(?:errors?|error message|problem|issue|symptoms?|"
@@ -329,13 +330,22 @@ def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit,
         "bold": _bold_first_line(visible),
         "bold_colon": bool(BOLD_COLON.match(source)),
         "body": bool(answer.strip()),
-        "short": len(text) <= TOPIC_LENGTH,
+        "short": len(text) <= TOPIC_LENGTH and not (leaves_open(source) and lead is not None
+                                                    and span(lead)[1] - span(lead)[0] > 1),
         "answer_part": is_answer_part(text),
         "answer_label": has_answer_label(text),
     }
     question = question_source(source)
     return Unit(question=question, title=text or question, answer=without_stray_close(answer),
                 line=start, score=question_score(text)), facts
+
+
+def leaves_open(line: str) -> bool:
+    """The line leaves a code span, bracket or quote open: its sentence goes on at the next line (a wrapped
+    `- 下载源码后，使用`Android` / `studio`打开项目`), so it names no topic of its own."""
+    text = CODE_SPAN.sub("", line)
+    return ("`" in text or text.count("(") + text.count("（") > text.count(")") + text.count("）")
+            or text.count("[") > text.count("]") or text.count('"') % 2 == 1 or text.count("“") > text.count("”"))
 
 
 def _inner_questions(facts: list[tuple[Unit, dict[str, bool]]], lines: list[str]
