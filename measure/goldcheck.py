@@ -28,6 +28,8 @@ FENCE = re.compile(r"^\s*(`{3,}(?=[^`]*$)|~{3,})")
 BLOCKQUOTE = re.compile(r"^>\s?")
 ADMONITION = re.compile(r'^[?!]{3}\+?\s+[\w-]+\s+"(.*)"\s*$')
 SUMMARY = re.compile(r"(?i)<summary\b[^>]*>(.*?)(?:</summary\s*>|$)")
+HTML_HEADING = re.compile(r"(?i)^<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*$")
+TAG = re.compile(r"<[^>]+>")
 ATX_HEADING = re.compile(r"^#{1,6}(?:[ \t]+|$)")
 LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 LINE_BREAK = re.compile(r"(?i)(?:\s*</?br\s*/?>)+\s*$|\\$")
@@ -51,7 +53,8 @@ def question_text(line: str) -> str:
 
     Removed, in this order: indentation and `>` blockquote markers; then either an mkdocs
     admonition (`??? note "…"` gives the quoted title), a `<summary>` (its content, a bold
-    wrapper removed, white space collapsed), a `#` heading marker (and a closing `#` run and a
+    wrapper removed, white space collapsed), an HTML heading (`<h4 id="1.1">…</h4>`: its text, tags
+    removed), a `#` heading marker (and a closing `#` run and a
     trailing attribute block such as `{#its-id}`), a
     list marker (`- `, `* `, `+ `, `N. `, `N) `) or a table row (its first cell); then a
     trailing hard break (`<br>`, `</br>`, `\\`) and a bold wrapper around the whole rest. Inline
@@ -67,6 +70,9 @@ def question_text(line: str) -> str:
     if summary:
         inner = summary.group(1).strip()
         return " ".join(_unwrap_bold(inner).split())
+    html_heading = HTML_HEADING.match(text)
+    if html_heading:
+        return " ".join(TAG.sub("", html_heading.group(2)).split())
     if ATX_HEADING.match(text):
         text = ATX_HEADING.sub("", text, count=1)
         text = re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", text).strip()

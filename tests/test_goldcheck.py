@@ -44,6 +44,7 @@ def test_a_corrupted_gold_line_is_reported(tmp_path: Path, capsys: pytest.Captur
     ("**Q:**  为什么会出`NaN`? </br>", "**Q:**  为什么会出`NaN`?"),
     ("<details><summary><b>How to save/load checkpoint</b></summary>", "How to save/load checkpoint"),
     ('??? note "Q: Can PR-Agent review draft PRs?"', "Q: Can PR-Agent review draft PRs?"),
+    ('<h4 id="1.1">What is <code>Nacos</code></h4>', "What is Nacos"),
     ("> **Q: Why?**", "Q: Why?"),
     ("| `E492` error | run `:set ff=unix` |", "`E492` error"),
     ("Why is a given page not published?", "Why is a given page not published?"),
