@@ -919,3 +919,53 @@ def test_a_list_item_whose_first_line_leaves_a_quote_or_code_span_open_is_wrappe
     topics = ("# 常见问题\n\n## 安装\n\n- 下载源码后，使用`Android\n  studio`打开项目\n"
               "- 等待`Android Studio`索引完毕，点击`Packages\n  get`\n\n## 使用模拟器, 崩溃\n\n使用真机调试。\n")
     assert "下载源码后，使用`Android" not in [e.question for e in segment_markdown(topics, file_name="faq.md").entries]
+
+
+def test_an_html_bold_line_is_bold() -> None:
+    text = ("## 6. FAQ\n\n<b>为什么会报 GitHub WebHook Error ？</b>\n\n- 你的 WebHook 超过 20 个\n\n"
+            "<b>flow.ci 支持 GitHub 私有项目么？</b>\n\n支持\n\n<b>PHP 项目 Build 失败的常见原因：</b>\n\n"
+            "- 项目中缺少 composer.json 文件\n")
+    entries = segment_markdown(text, file_name="6. FAQ.md").entries
+    assert [e.question for e in entries] == ["为什么会报 GitHub WebHook Error ？", "flow.ci 支持 GitHub 私有项目么？",
+                                             "PHP 项目 Build 失败的常见原因："]
+    assert "composer.json" in entries[2].answer_markdown
+
+
+def test_html_headings_written_with_no_blank_line_between_them_are_two_headings() -> None:
+    text = ("# FAQ\n\n<h4 id=\"3.19\">How do I build it?</h4>\n\nRun `mvn package`.\n\n"
+            "<h4 id=\"3.20\">IllegalArgumentException: the secret key must be 32 bytes</h4>\n"
+            "<h4 id=\"3.21\">IllegalArgumentException: the key byte array is not secure enough</h4>\n\n"
+            "Set a longer `secret.key`.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["How do I build it?",
+                                             "IllegalArgumentException: the secret key must be 32 bytes",
+                                             "IllegalArgumentException: the key byte array is not secure enough"]
+    assert all("secret.key" in e.answer_markdown for e in entries[1:])
+
+
+def test_one_line_quotes_that_ask_over_their_answers_are_questions() -> None:
+    text = ("### Common Problems\n---\n> How do you see the exception log when a task exits abnormally?\n\n"
+            "&nbsp;&nbsp;Catch the exception and print it.\n\n"
+            "> Work node service has two network adapters, you cannot see it online.\n\nSet `device`.\n\n"
+            "> Why can't I click start to start a task?\n\nThe work node is offline.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == [
+        "How do you see the exception log when a task exits abnormally?",
+        "Work node service has two network adapters, you cannot see it online.",
+        "Why can't I click start to start a task?"]
+    # One quoted question is a quotation, and quoted notes under headings stay in their answers.
+    notes = "# FAQ\n\n## How do I start?\n\n> Why not?\n\nRun it.\n\n## Why is it slow?\n\n> Note: it is.\n\nWait.\n"
+    assert [e.question for e in segment_markdown(notes, file_name="faq.md").entries] == [
+        "How do I start?", "Why is it slow?"]
+
+
+def test_a_page_whose_title_asks_one_question_is_that_entry() -> None:
+    text = ("# Why can't I read the contents of the HTTP body?\n\n- `CopyRequestBody=false`;\n"
+            "- another filter has read the body already.\n")
+    entries = segment_markdown(text, file_name="qa/why_can_not_read_data_from_body.md").entries
+    assert [e.question for e in entries] == ["Why can't I read the contents of the HTTP body?"]
+    assert "CopyRequestBody" in entries[0].answer_markdown
+    # A title over questions of its own stays the page's title.
+    guide = "# How does it work?\n\n## How do I install it?\n\nRun it.\n\n## How do I configure it?\n\nEdit it.\n"
+    assert [e.question for e in segment_markdown(guide, file_name="faq.md").entries] == [
+        "How do I install it?", "How do I configure it?"]

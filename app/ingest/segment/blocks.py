@@ -37,7 +37,8 @@ FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # An anchor that only names a place (`<a id="x">`, `<a name="1"></a>`): no text of the question.
 NAME_ANCHOR = re.compile(r"(?i)<a\s(?![^>]*\bhref\s*=)[^>]*\b(?:name|id)\s*=[^>]*>")
 TRAILING_BREAK = re.compile(r"(?i)\s*(?:<\s*/?\s*br\s*/?\s*>|\\)\s*$")
-BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s*$")
+BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s*$|"
+                       r"^<(?i:b|strong)>(.+?)</(?i:b|strong)>\s*([:：]?)\s*$")  # `<b>…</b>` is bold too
 
 
 @dataclass(frozen=True)
@@ -143,35 +144,54 @@ def sections(root: SyntaxTreeNode, lines: list[str]) -> list[Section]:
         if isinstance(block, Details):
             result[-1].details.append(block)
             continue
-        html_heading = HTML_HEADING.match(block.content) if block.type == "html_block" and block.map else None
-        if block.type != "heading" and html_heading is None:
+        html_headings = _html_headings(block, lines)
+        if block.type != "heading" and not html_headings:
             result[-1].blocks.append(block)
             continue
-        if html_heading is not None:
-            level, source = int(html_heading.group(1)), html_heading.group(2).strip()
-            title = " ".join(TAG.sub("", source).split())
-            start = block.map[0] + 1 if block.map else result[-1].end_line
-        else:
-            level, title = int(block.tag[1]), heading_text(block)
+        if not html_headings:
             start = block.map[1] if block.map else result[-1].end_line
+            title = heading_text(block)
             source = _heading_source(lines[block.map[0]]) if block.map else title
-        while stack and stack[-1].level >= level:
-            stack.pop()
-        result[-1].end_line = block.map[0] if block.map else start
-        section = Section(heading=block, level=level, title=title, source=source,
-                          path=tuple(s.title for s in stack), blocks=[], start_line=start, end_line=start)
-        if html_heading is not None and block.map and block.map[1] > start:
-            section.blocks.append(block)  # the answer follows the heading inside one HTML block
-        if stack:
-            stack[-1].children.append(section)
-        result.append(section)
-        stack.append(section)
+            html_headings = [(int(block.tag[1]), block.map[0] if block.map else start, source, title)]
+        for level, line, source, title in html_headings:
+            start = line + 1 if block.type == "html_block" else (block.map[1] if block.map else line)
+            while stack and stack[-1].level >= level:
+                stack.pop()
+            result[-1].end_line = line
+            section = Section(heading=block, level=level, title=title, source=source,
+                              path=tuple(s.title for s in stack), blocks=[], start_line=start, end_line=start)
+            if stack:
+                stack[-1].children.append(section)
+            result.append(section)
+            stack.append(section)
+        if block.type == "html_block" and block.map and block.map[1] > result[-1].start_line:
+            result[-1].blocks.append(block)  # the answer follows the heading inside one HTML block
     result[-1].end_line = len(lines)
     for i, section in enumerate(result):
         section.subtree_end = next(
             (later.heading_line for later in result[i + 1:] if later.level <= section.level and later.level),
             len(lines))
     return result
+
+
+def _html_headings(block: SyntaxTreeNode, lines: list[str]) -> list[tuple[int, int, str, str]]:
+    """(level, 0-based line, source, title) of the HTML headings an HTML block opens with, one per line: two
+    `<h4>` written with no blank line between them are one block, and two headings."""
+    if block.type != "html_block" or not block.map or HTML_HEADING.match(block.content) is None:
+        return []
+    found: list[tuple[int, int, str, str]] = []
+    for number in range(block.map[0], block.map[1]):
+        match = HTML_HEADING.match(lines[number])
+        if match is None:
+            if not found:  # a heading written over several lines
+                match = HTML_HEADING.match(block.content)
+                assert match is not None
+                source = match.group(2).strip()
+                return [(int(match.group(1)), number, source, " ".join(TAG.sub("", source).split()))]
+            break
+        source = match.group(2).strip()
+        found.append((int(match.group(1)), number, source, " ".join(TAG.sub("", source).split())))
+    return found
 
 
 def _fold_details(blocks: list[SyntaxTreeNode], lines: list[str]) -> list[SyntaxTreeNode | Details]:
@@ -305,12 +325,17 @@ def _heading_source(line: str) -> str:
     return HEADING_ATTRIBUTES.sub("", re.sub(r"^\s{0,3}#{1,6}\s*", "", line).rstrip().rstrip("#").rstrip())
 
 
+def bold_text(match: re.Match[str]) -> str:
+    """The text inside a `BOLD_LINE` match's wrapper."""
+    return match.group(1) or match.group(3) or match.group(5) or ""
+
+
 def question_source(line: str) -> str:
     """A question's first line as written, without a trailing hard break (`<br>`, `</br>`, `\\`) and
     without the `**…**` or `<strong>…</strong>` that wraps all of it."""
     source = TRAILING_BREAK.sub("", line.strip()).strip()
     match = BOLD_LINE.match(source)
-    inner = (match.group(1) or match.group(3)) if match else ""
+    inner = bold_text(match) if match else ""
     if match and "**" not in inner and "__" not in inner:  # `**a** **b**` is two bold runs, not one wrapper
         return inner.strip()
     wrapped = BOLD_WRAPPER.match(source)

@@ -9,6 +9,7 @@ picks among them; this module only proposes and scores.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,6 +20,7 @@ from app.ingest.segment.blocks import (
     BOLD_LINE,
     TAG,
     Section,
+    bold_text,
     cell_markdown,
     cell_text,
     first_line_nodes,
@@ -447,7 +449,7 @@ def _is_bold_question(block: SyntaxTreeNode, lines: list[str], least: float = 0.
         return False
     start, _ = span(block)
     match = BOLD_LINE.match(lines[start].strip())
-    return match is not None and question_score(TAG.sub("", match.group(1) or match.group(3) or "")) >= least
+    return match is not None and question_score(TAG.sub("", bold_text(match))) >= least
 
 
 def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
@@ -464,9 +466,10 @@ def _answered_below(section: Section) -> bool:
 
 def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group | None:
     """The section's question paragraphs, each answered up to the next: `Q:`-labelled ones; else bold questions
-    (two or more); else, where `bold_topics` is the least that count (an FAQ written without headings: 2; one whose
-    headings only name categories, each opening with a bold title: 1), one-line bold paragraphs over text of their
-    own; else definition terms that ask (or two or more)."""
+    (two or more); else one-line quotes that ask over their answers (two or more); else, where `bold_topics` is the
+    least that count (an FAQ written without headings: 2; one whose headings only name categories, each opening with
+    a bold title: 1), one-line bold paragraphs over text of their own; else definition terms that ask (or two or
+    more)."""
     statements = _problem_statements(section.blocks)
     labelled = [b for i, b in enumerate(section.blocks) if is_qa_paragraph(b) and i not in statements]
     rule, why = LABELLED_RULE, "open with a question label"
@@ -475,7 +478,9 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
         if len(labelled) >= 2:  # among bold questions, a bold line in their rhythm that states a failure is one too
             labelled = [b for b in section.blocks if _is_bold_question(b, lines, least=ERROR_SCORE)]
         rule, why = "bold question paragraph", "are a bold question"
-        if len(labelled) < 2 and bold_topics and len(titles := bold_titles(section, lines)) >= bold_topics:
+        if len(labelled) < 2 and len(quotes := _quoted_questions(section, lines)) >= 2:
+            labelled, rule, why = quotes, "quoted question paragraph", "are a one-line quote that asks, over an answer"
+        elif len(labelled) < 2 and bold_topics and len(titles := bold_titles(section, lines)) >= bold_topics:
             labelled = titles
             rule = "bold title paragraph (" + ("an FAQ without headings)" if bold_topics >= 2 else
                                                "under headings that only name categories)")
@@ -523,6 +528,21 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
     if rule.startswith("bold title"):
         group.units = [_as_topic(unit) for unit in group.units]
     return group
+
+
+def _quoted_questions(section: Section, lines: list[str]) -> list[SyntaxTreeNode]:
+    """One-line quotes that ask, each followed by unquoted text (`> How do you see the exception log?` over its
+    answer); where two or more ask, a quoted line in their rhythm that states a failure is one too."""
+    blocks = section.blocks
+
+    def quoted_line(block: SyntaxTreeNode, least: float) -> bool:
+        start, end = span(block)
+        return block.type == "blockquote" and end - start == 1 and \
+            question_score(_plain(QUOTE_MARKER.sub("", lines[start]))) >= least
+
+    answered = [b for b, after in itertools.pairwise(blocks) if after.type != "blockquote"]
+    asking = [b for b in answered if quoted_line(b, 0.9)]
+    return [b for b in answered if quoted_line(b, ERROR_SCORE)] if len(asking) >= 2 else asking
 
 
 def bold_titles(section: Section, lines: list[str]) -> list[SyntaxTreeNode]:

@@ -77,6 +77,7 @@ CLOSE_CALL = 0.8  # a losing reading with this share of the winner's evidence ma
 FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
+ONE_QUESTION_PAGE = "the title of a page that asks one question"
 NUMBERED_RULE = "heading numbered like the questions beside it, in an FAQ"
 ASKING_RULE = "heading that asks a question"
 PART_OF_THE_ANSWER_BEFORE = "names a part of an answer (`## 排查步骤`): it continues the entry before it"
@@ -221,6 +222,12 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
             first = min((u.line for u in units), default=None)
             document.notes += [f"line {n + 1}: an answer (`A:`) with no question before it stays in the document"
                                for n in orphan_answers(section, first)]
+    if not document.entries and title_section is not None and _one_question_page(title_section, scoped,
+                                                                                 document.says_faq):
+        decision = SectionDecision(title=title_section.title, line=title_section.heading_line + 1, chosen="")
+        decision, units, _ = _heading_decision(title_section, decision, [], reading, ONE_QUESTION_PAGE)
+        document.decisions.append(decision)
+        document.entries += [_entry(u, title_section, "heading", decision.chosen, True) for u in units]
     unreadable = [e for e in document.entries if not e.title.strip()]
     if unreadable:
         # A heading of nothing but markup (`` ` ``, `**`) asks nothing: its text stays in the document.
@@ -277,6 +284,14 @@ def _bold_led_categories(scoped: list[Section], lines: list[str]) -> bool:
     headed = [s for s in scoped if s.heading is not None and not s.is_title and _has_content(s)]
     return len(headed) >= 2 and not any(_heading_asks(s) for s in scoped) and all(
         (titles := bold_titles(s, lines)) and titles[0] is s.blocks[0] for s in headed)
+
+
+def _one_question_page(title: Section, scoped: list[Section], says_faq: bool) -> bool:
+    """A page that cuts no entry, whose title asks (or states a problem) over text that answers it, in an FAQ or with
+    no sub-heading other than the parts of an answer (`# Why can't I read the HTTP body?` over its reasons)."""
+    below = [s for s in scoped if s.heading is not None and s is not title]
+    return (heading_score(title.title) > 0 and any(_has_content(s) for s in [title, *below])
+            and (says_faq or all(is_answer_part(s.title) for s in below)))
 
 
 def _numbered_level(scoped: list[Section]) -> int | None:
