@@ -226,7 +226,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
                                                                                  document.says_faq):
         decision = SectionDecision(title=title_section.title, line=title_section.heading_line + 1, chosen="")
         decision, units, _ = _heading_decision(title_section, decision, [], reading, ONE_QUESTION_PAGE)
-        document.decisions.append(decision)
+        document.decisions = [d for d in document.decisions if (d.line, d.title) != (decision.line, decision.title)]
+        document.decisions.append(decision)  # in place of "document title or preamble"
         document.entries += [_entry(u, title_section, "heading", decision.chosen, True) for u in units]
     unreadable = [e for e in document.entries if not e.title.strip()]
     if unreadable:
