@@ -17,7 +17,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.ingest.segment.blocks import HEADING_ATTRIBUTES  # a heading's `{#its-id}` is heading syntax, not question text
+# Heading syntax is the ingest's: a `{#its-id}`, an HTML heading element and its tags are not question text.
+from app.ingest.segment.blocks import HEADING_ATTRIBUTES, HTML_HEADING, TAG
 
 PAIRS_HEADER = ["en_file", "en_question", "zh_file", "zh_question"]
 UNPAIRED_HEADER = ["file", "question"]
@@ -28,8 +29,6 @@ FENCE = re.compile(r"^\s*(`{3,}(?=[^`]*$)|~{3,})")
 BLOCKQUOTE = re.compile(r"^>\s?")
 ADMONITION = re.compile(r'^[?!]{3}\+?\s+[\w-]+\s+"(.*)"\s*$')
 SUMMARY = re.compile(r"(?i)<summary\b[^>]*>(.*?)(?:</summary\s*>|$)")
-HTML_HEADING = re.compile(r"(?i)^<h([1-6])\b[^>]*>(.*?)</h\1\s*>\s*$")
-TAG = re.compile(r"<[^>]+>")
 ATX_HEADING = re.compile(r"^#{1,6}(?:[ \t]+|$)")
 LIST_MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 LINE_BREAK = re.compile(r"(?i)(?:\s*</?br\s*/?>)+\s*$|\\$")

@@ -177,21 +177,20 @@ def sections(root: SyntaxTreeNode, lines: list[str]) -> list[Section]:
 def _html_headings(block: SyntaxTreeNode, lines: list[str]) -> list[tuple[int, int, str, str]]:
     """(level, 0-based line, source, title) of the HTML headings an HTML block opens with, one per line: two
     `<h4>` written with no blank line between them are one block, and two headings."""
-    if block.type != "html_block" or not block.map or HTML_HEADING.match(block.content) is None:
+    if block.type != "html_block" or not block.map or (whole := HTML_HEADING.match(block.content)) is None:
         return []
-    found: list[tuple[int, int, str, str]] = []
+    found = []
     for number in range(block.map[0], block.map[1]):
         match = HTML_HEADING.match(lines[number])
         if match is None:
-            if not found:  # a heading written over several lines
-                match = HTML_HEADING.match(block.content)
-                assert match is not None
-                source = match.group(2).strip()
-                return [(int(match.group(1)), number, source, " ".join(TAG.sub("", source).split()))]
             break
-        source = match.group(2).strip()
-        found.append((int(match.group(1)), number, source, " ".join(TAG.sub("", source).split())))
-    return found
+        found.append(_html_heading(match, number))
+    return found or [_html_heading(whole, block.map[0])]  # one heading written over several lines
+
+
+def _html_heading(match: re.Match[str], line: int) -> tuple[int, int, str, str]:
+    source = match.group(2).strip()
+    return int(match.group(1)), line, source, " ".join(TAG.sub("", source).split())
 
 
 def _fold_details(blocks: list[SyntaxTreeNode], lines: list[str]) -> list[SyntaxTreeNode | Details]:

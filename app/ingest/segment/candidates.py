@@ -327,13 +327,13 @@ def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit,
         spaces = len(line) - len(line.lstrip(" "))
         body_lines.append(line[min(spaces, indent):])
     answer = ANSWER_PREFIX.sub("", trim("\n".join(body_lines)), count=1)
+    wrapped = lead is not None and span(lead)[1] - span(lead)[0] > 1 and _leaves_open(source)
     facts = {
         "link_only": bool(visible) and all(n.type == "link" for n in visible),
         "bold": _bold_first_line(visible),
         "bold_colon": bool(BOLD_COLON.match(source)),
         "body": bool(answer.strip()),
-        "short": len(text) <= TOPIC_LENGTH and not (leaves_open(source) and lead is not None
-                                                    and span(lead)[1] - span(lead)[0] > 1),
+        "short": len(text) <= TOPIC_LENGTH and not wrapped,
         "answer_part": is_answer_part(text),
         "answer_label": has_answer_label(text),
     }
@@ -342,7 +342,7 @@ def _item_facts(item: SyntaxTreeNode, end: int, lines: list[str]) -> tuple[Unit,
                 line=start, score=question_score(text)), facts
 
 
-def leaves_open(line: str) -> bool:
+def _leaves_open(line: str) -> bool:
     """The line leaves a code span, bracket or quote open: its sentence goes on at the next line (a wrapped
     `- 下载源码后，使用`Android` / `studio`打开项目`), so it names no topic of its own."""
     text = CODE_SPAN.sub("", line)
