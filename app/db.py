@@ -46,7 +46,7 @@ from app.generations import (
 from app.models import Entry, Meta
 from app.search.clauses import Thesaurus
 from app.search.dense import VectorsDamaged, load_vectors, read_manifest
-from app.search.embedding import PASSAGE_RECIPE, ModelSlot
+from app.search.embedding import VECTORS_RECIPE, ModelSlot
 from app.search.engine import SearchEngine, Semantics
 from app.search.index import analysed_as_now
 from app.semantic import read_progress
@@ -417,7 +417,7 @@ class DataStore:
         try:
             if read_manifest(directory) is None:
                 return  # not made yet: the vector worker announces them when they are
-            dense = load_vectors(directory, embedder.name, PASSAGE_RECIPE, snapshot.search.entry_id,
+            dense = load_vectors(directory, embedder.name, VECTORS_RECIPE, snapshot.search.entry_id,
                                  snapshot.search.doc_count, embedder.language_axis)
         except VectorsDamaged as exc:
             self.vector_problem = str(exc)

@@ -22,13 +22,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import NullPool, create_engine, func, select
 
 from app.config import Settings
 from app.generations import Generation, current_name, exclusive_turn, generation, in_schema
 from app.models import INDEX_ORDER, Entry
 from app.search.dense import VectorManifest, VectorsDamaged, quantise, read_manifest, write_vectors
-from app.search.embedding import PASSAGE_RECIPE, Embedder, passage_text
+from app.search.embedding import (
+    PASSAGE_RECIPE,
+    QUESTION_RECIPE,
+    VECTORS_RECIPE,
+    Embedder,
+    Vectors,
+    clean,
+    passage_text,
+)
 from app.vectorcache import VectorCache, vector_key
 
 log = logging.getLogger("faq.semantic")
@@ -88,26 +97,32 @@ def _write_progress(directory: Path, progress: Progress) -> None:
 
 @dataclass(frozen=True)
 class EntryText:
-    """One entry in index order: its id, language and the cache key of its text (None: no vector)."""
+    """One entry in index order: its id, language and the cache keys of its texts (None: no vectors)."""
 
     id: str
     lang: str
-    key: str | None
+    key: str | None  # its question and answer's
+    question_key: str | None = None  # its question's, read as a query
 
 
-def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None]]]:
-    """The generation's entries in index order, a chunk at a time, each with the text its vector holds."""
+def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None, str | None]]]:
+    """The generation's entries in index order, a chunk at a time, each with the texts its two vectors hold
+    (question and answer; question alone)."""
     engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
     try:
         with engine.connect() as connection:
             rows = connection.execution_options(yield_per=CHUNK).execute(
                 select(Entry.id, Entry.lang, Entry.title, Entry.body_text).order_by(*INDEX_ORDER))  # type: ignore[call-overload]
             for part in rows.partitions(CHUNK):
-                chunk = []
+                chunk: list[tuple[EntryText, str | None, str | None]] = []
                 for id_, lang, title, body in part:
                     passage = passage_text(title, body or "")
-                    key = vector_key(model, PASSAGE_RECIPE, passage) if passage is not None else None
-                    chunk.append((EntryText(id_, lang, key), passage))
+                    if passage is None:
+                        chunk.append((EntryText(id_, lang, None), None, None))
+                        continue
+                    question = clean(title)
+                    chunk.append((EntryText(id_, lang, vector_key(model, PASSAGE_RECIPE, passage),
+                                            vector_key(model, QUESTION_RECIPE, question)), passage, question))
                 yield chunk
     finally:
         engine.dispose()
@@ -133,20 +148,25 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="embed") as pool:
             for chunk in entry_texts(target, embedder.name):
-                wanted = {entry.key: passage for entry, passage in chunk if entry.key is not None}
-                held = cache.held(list(wanted))
-                missing = [(key, passage) for key, passage in wanted.items() if key not in held and passage]
+                passages = {entry.key: passage for entry, passage, _ in chunk if entry.key and passage}
+                questions = {entry.question_key: question for entry, _, question in chunk
+                             if entry.question_key and question is not None}
+                held = cache.held([*passages, *questions])
+                missing = [(key, text, False) for key, text in passages.items() if key not in held] + \
+                    [(key, text, True) for key, text in questions.items() if key not in held]
                 batches = [missing[i:i + BATCH] for i in range(0, len(missing), BATCH)]
                 # A round is one batch per thread: between rounds (seconds), a stop is heard.
                 for start in range(0, len(batches), max(1, threads)):
                     if should_stop():
                         return None
                     round_ = batches[start:start + max(1, threads)]
-                    made = pool.map(lambda batch: embedder.embed_passages([passage for _, passage in batch]), round_)
-                    for batch, vectors in zip(round_, made, strict=True):
-                        cache.put(zip([key for key, _ in batch], vectors, strict=True))
-                entries.extend(entry for entry, _ in chunk)
-                progress.done, progress.embedded = len(entries), progress.embedded + len(missing)
+                    for batch, vectors in zip(round_, pool.map(lambda batch: _embed(embedder, batch), round_),
+                                              strict=True):
+                        cache.put(zip([key for key, _, _ in batch], vectors, strict=True))
+                entries.extend(entry for entry, _, _ in chunk)
+                progress.done = len(entries)
+                fresh = {key for key, _, _ in missing}
+                progress.embedded += sum(1 for entry, _, _ in chunk if {entry.key, entry.question_key} & fresh)
                 progress.updated = time.time()
                 _write_progress(target.directory, progress)
                 on_progress(progress)
@@ -157,23 +177,43 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
     return manifest
 
 
+def _embed(embedder: Embedder, batch: Sequence[tuple[str, str, bool]]) -> Vectors:
+    """The vectors of one batch of (key, text, read as a query) in order: passages and questions apart."""
+    vectors = np.zeros((len(batch), embedder.dimensions), dtype=np.float32)
+    for as_query in (False, True):
+        rows = [row for row, (_, _, query) in enumerate(batch) if query is as_query]
+        if rows:
+            texts = [batch[row][1] for row in rows]
+            vectors[rows] = embedder.embed_queries(texts) if as_query else embedder.embed_passages(texts)
+    return vectors
+
+
 def _assemble(target: Generation, entries: Sequence[EntryText], cache: VectorCache,
               embedder: Embedder) -> VectorManifest:
     """The generation's vector file, in index order, from the cache."""
+    passages = _matrix(entries, [entry.key for entry in entries], cache, embedder)
+    questions = _matrix(entries, [entry.question_key for entry in entries], cache, embedder)
+    return write_vectors(target.directory, *passages, [entry.lang for entry in entries],
+                         [entry.id for entry in entries], embedder.name, VECTORS_RECIPE, questions)
+
+
+def _matrix(entries: Sequence[EntryText], keys: Sequence[str | None], cache: VectorCache,
+            embedder: Embedder) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """One quantised vector per entry from the cache (zeros where its key is None)."""
     codes = np.zeros((len(entries), embedder.dimensions), dtype=np.int8)
     scales = np.zeros(len(entries), dtype=np.float32)
     for start in range(0, len(entries), CHUNK):
-        part = entries[start:start + CHUNK]
-        found = cache.get([entry.key for entry in part if entry.key is not None])
+        part = keys[start:start + CHUNK]
+        found = cache.get([key for key in part if key is not None])
         rows = np.zeros((len(part), embedder.dimensions), dtype=np.float32)
-        for row, entry in enumerate(part):
-            if entry.key is not None:
-                if entry.key not in found:
-                    raise VectorsDamaged(f"the vector cache lost entry {entry.id}'s vector while assembling")
-                rows[row] = found[entry.key]
+        for row, key in enumerate(part):
+            if key is not None:
+                if key not in found:
+                    raise VectorsDamaged(f"the vector cache lost entry {entries[start + row].id}'s vector "
+                                         "while assembling")
+                rows[row] = found[key]
         codes[start:start + len(part)], scales[start:start + len(part)] = quantise(rows)
-    return write_vectors(target.directory, codes, scales, [entry.lang for entry in entries],
-                         [entry.id for entry in entries], embedder.name, PASSAGE_RECIPE)
+    return codes, scales
 
 
 @contextmanager
@@ -189,7 +229,7 @@ def vectors_ready(directory: Path, embedder: Embedder) -> bool:
         manifest = read_manifest(directory)
     except VectorsDamaged:
         return False
-    return manifest is not None and (manifest.model, manifest.recipe) == (embedder.name, PASSAGE_RECIPE)
+    return manifest is not None and (manifest.model, manifest.recipe) == (embedder.name, VECTORS_RECIPE)
 
 
 class VectorWorker:

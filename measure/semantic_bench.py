@@ -23,9 +23,9 @@ import numpy as np
 from app.config import Settings
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
-from app.search.embedding import PASSAGE_RECIPE, Embedder, ModelSlot
+from app.search.embedding import Embedder, ModelSlot
 from app.semantic import Progress, build_vectors, entry_texts
-from app.vectorcache import VectorCache, vector_key
+from app.vectorcache import VectorCache
 from measure.localserver import ROOT, LocalServer, running_server
 
 Row = tuple[str, str, str]
@@ -92,7 +92,7 @@ def generation_texts(settings: Settings, model: Embedder) -> list[str]:
     """The texts the current generation's vectors would hold, in index order (entries with none left out)."""
     name = current_name(settings)
     assert name is not None
-    return [text for chunk in entry_texts(generation(settings, name), model.name) for _, text in chunk if text]
+    return [text for chunk in entry_texts(generation(settings, name), model.name) for _, text, _ in chunk if text]
 
 
 def readiness_rows(data: Path, label: str, threads: int) -> tuple[list[Row], float]:
@@ -154,8 +154,8 @@ def stand_in_vectors(settings: Settings, model: Embedder, sample: np.ndarray) ->
     try:
         count = 0
         for chunk in entry_texts(generation(settings, name), model.name):
-            cache.put([(vector_key(model.name, PASSAGE_RECIPE, text), sample[(count + k) % len(sample)])
-                       for k, (_, text) in enumerate(chunk) if text])
+            cache.put([(key, sample[(count + k) % len(sample)])
+                       for k, (entry, _, _) in enumerate(chunk) for key in (entry.key, entry.question_key) if key])
             count += len(chunk)
     finally:
         cache.close()

@@ -1,9 +1,10 @@
-"""A generation's vectors of meaning: one per entry, in the index's entry order, kept as int8.
+"""A generation's vectors of meaning: two per entry (its question and answer; its question read as a query),
+in the index's entry order, kept as int8.
 
 The file is derived data, like the index: built from the vector cache once every entry of the
-generation has its vector, written under a temporary name and renamed, and checked when loaded
+generation has its vectors, written under a temporary name and renamed, and checked when loaded
 (model, entry count, checksum, a sample of entry ids against the index). 100k entries take
-38 MB in memory instead of 154 MB as float32; scores differ by about 0.002 of a cosine.
+38 MB per kind of vector in memory instead of 154 MB as float32; scores differ by about 0.002 of a cosine.
 """
 
 from __future__ import annotations
@@ -55,62 +56,100 @@ class VectorManifest:
 
 
 class DenseIndex:
-    """Every entry's vector (int8 with a scale per entry) and language, ready to score a query."""
+    """Every entry's vectors (int8 with a scale per entry) and language, ready to score a query: the vector of
+    its question and answer (`cosines`) and, where made, that of its question read as a query
+    (`question_cosines`)."""
 
     def __init__(self, codes: npt.NDArray[np.int8], scales: Floats, languages: npt.NDArray[np.int8],
-                 manifest: VectorManifest, language_axis: Vectors | None = None) -> None:
-        self.codes = codes
-        self.scales = scales
+                 manifest: VectorManifest, language_axis: Vectors | None = None,
+                 questions: tuple[npt.NDArray[np.int8], Floats] | None = None) -> None:
         self.languages = languages  # index into LANGUAGES; -1 for any other
         self.present: Mask = scales > 0
         self.manifest = manifest
-        # Vectors are compared with the language axis left out: what is left is meaning. Each entry's length
-        # without it (its length along it is `along`) rescales the cosine.
         self.axis = language_axis
-        self.lengths = np.ones(self.size, dtype=np.float32)
-        if language_axis is not None:
-            along = self._products(language_axis)
-            self.lengths = np.sqrt(np.clip(1 - along * along, MIN_LENGTH ** 2, None)).astype(np.float32)
-        # Each entry's cosine with the mean of all vectors: how close it sits to everything (see `centred`).
-        mean = (codes[self.present].astype(np.float32) * scales[self.present, None]).mean(axis=0) \
-            if self.present.any() else np.zeros(codes.shape[1], dtype=np.float32)
-        self.hubness = self.cosines(mean)
+        self.passages = _Matrix(codes, scales, language_axis)
+        self.questions = _Matrix(*questions, language_axis) if questions is not None else None
 
     @property
     def size(self) -> int:
         """How many entries (rows) it covers."""
-        return len(self.scales)
+        return len(self.present)
+
+    @property
+    def hubness(self) -> Floats:
+        """Each entry's cosine with the mean of all entries' vectors: how close it sits to everything."""
+        return self.passages.hubness
 
     def cosines(self, query: Vectors) -> Floats:
         """Each entry's cosine with a query vector, both without the language axis; NO_SCORE for entries
         without a vector."""
-        vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        if self.axis is not None:
-            vector = vector - float(vector @ self.axis) * self.axis
-            vector = vector / max(float(np.linalg.norm(vector)), MIN_LENGTH)
-        scores = self._products(vector) / self.lengths
+        scores = self.passages.cosines(self._meaning(query))
         scores[~self.present] = NO_SCORE
         return scores
 
-    def _products(self, vector: Vectors) -> Floats:
-        """Each entry's dot product with `vector`."""
-        scores = np.empty(self.size, dtype=np.float32)
-        for start in range(0, self.size, SCORE_CHUNK):
-            stop = start + SCORE_CHUNK
-            scores[start:stop] = self.codes[start:stop].astype(np.float32) @ vector
-        scores *= self.scales
+    def question_cosines(self, query: Vectors) -> Floats | None:
+        """Each entry's question's cosine with a query vector, as `cosines`; None when the file has none."""
+        if self.questions is None:
+            return None
+        scores = self.questions.cosines(self._meaning(query))
+        scores[~self.present] = NO_SCORE
         return scores
 
-    def vector(self, docnum: int) -> Floats:
-        """Entry `docnum`'s vector (as stored: int8 times its scale)."""
-        vector: Floats = self.codes[docnum].astype(np.float32) * self.scales[docnum]
+    def _meaning(self, query: Vectors) -> Floats:
+        """The query vector without its component along the language axis, as a unit vector."""
+        vector: Floats = np.asarray(query, dtype=np.float32).reshape(-1)
+        if self.axis is not None:
+            vector = vector - float(vector @ self.axis) * self.axis
+            vector = vector / max(float(np.linalg.norm(vector)), MIN_LENGTH)
         return vector
+
+    def vector(self, docnum: int) -> Floats:
+        """Entry `docnum`'s question-and-answer vector (as stored: int8 times its scale)."""
+        return self.passages.vector(docnum)
 
     def language_mask(self, lang: str) -> Mask:
         """The entries in `lang`."""
         code = LANGUAGES.index(lang) if lang in LANGUAGES else -1
         mask: Mask = self.languages == code
         return mask
+
+
+class _Matrix:
+    """One vector per entry, int8 with a scale per row, compared without the language axis."""
+
+    def __init__(self, codes: npt.NDArray[np.int8], scales: Floats, language_axis: Vectors | None) -> None:
+        self.codes = codes
+        self.scales = scales
+        present = scales > 0
+        # Vectors are compared with the language axis left out: what is left is meaning. Each row's length
+        # without it (its length along it is `along`) rescales the cosine.
+        self.lengths = np.ones(len(scales), dtype=np.float32)
+        if language_axis is not None:
+            along = self._products(language_axis)
+            self.lengths = np.sqrt(np.clip(1 - along * along, MIN_LENGTH ** 2, None)).astype(np.float32)
+        mean = (codes[present].astype(np.float32) * scales[present, None]).mean(axis=0) \
+            if present.any() else np.zeros(codes.shape[1], dtype=np.float32)
+        if language_axis is not None:
+            mean = mean - float(mean @ language_axis) * language_axis
+        self.hubness = self.cosines(mean / max(float(np.linalg.norm(mean)), MIN_LENGTH))
+
+    def cosines(self, vector: Floats) -> Floats:
+        """Each row's cosine with a unit vector that has no component along the language axis."""
+        return self._products(vector) / self.lengths
+
+    def _products(self, vector: Vectors) -> Floats:
+        """Each row's dot product with `vector`."""
+        scores = np.empty(len(self.scales), dtype=np.float32)
+        for start in range(0, len(self.scales), SCORE_CHUNK):
+            stop = start + SCORE_CHUNK
+            scores[start:stop] = self.codes[start:stop].astype(np.float32) @ vector
+        scores *= self.scales
+        return scores
+
+    def vector(self, docnum: int) -> Floats:
+        """Row `docnum` (as stored: int8 times its scale)."""
+        vector: Floats = self.codes[docnum].astype(np.float32) * self.scales[docnum]
+        return vector
 
 
 def quantise(vectors: Vectors) -> tuple[npt.NDArray[np.int8], Floats]:
@@ -133,15 +172,18 @@ def vectors_dir(generation_dir: Path) -> Path:
 
 
 def write_vectors(generation_dir: Path, codes: npt.NDArray[np.int8], scales: Floats, languages: Sequence[str],
-                  ids: Sequence[str], model: str, recipe: str) -> VectorManifest:
-    """Write a generation's quantised vectors (scale 0: no vector) atomically, with their manifest."""
+                  ids: Sequence[str], model: str, recipe: str,
+                  questions: tuple[npt.NDArray[np.int8], Floats]) -> VectorManifest:
+    """Write a generation's quantised vectors (scale 0: no vector) and its questions' atomically, with their
+    manifest."""
     final = vectors_dir(generation_dir)
     work = generation_dir / f".{VECTORS_DIR}-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     try:
         matrix = work / MATRIX_FILE
-        np.savez(matrix, codes=codes, scales=scales, languages=language_codes(languages))
+        np.savez(matrix, codes=codes, scales=scales, languages=language_codes(languages),
+                 question_codes=questions[0], question_scales=questions[1])
         step = max(1, len(ids) // SAMPLES)
         manifest = VectorManifest(model=model, recipe=recipe, count=len(ids), present=int((scales > 0).sum()),
                                   checksum=_checksum(matrix), samples={n: ids[n] for n in range(0, len(ids), step)})
@@ -173,7 +215,8 @@ def read_manifest(generation_dir: Path) -> VectorManifest | None:
 
 def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callable[[int], str],
                  count: int, language_axis: Vectors | None = None) -> DenseIndex:
-    """A generation's vectors, checked against its manifest, the running model and the index; else VectorsDamaged."""
+    """A generation's vectors (both kinds), checked against its manifest, the running model and the index; else
+    VectorsDamaged."""
     manifest = read_manifest(generation_dir)
     if manifest is None:
         raise VectorsDamaged(f"{vectors_dir(generation_dir)} holds no vectors")
@@ -186,14 +229,17 @@ def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callab
             raise VectorsDamaged(f"{matrix} does not match its checksum")
         with np.load(matrix) as arrays:
             codes, scales, languages = arrays["codes"], arrays["scales"], arrays["languages"]
+            questions = arrays["question_codes"], arrays["question_scales"]
     except (OSError, ValueError, KeyError) as exc:
         raise VectorsDamaged(f"{matrix} cannot be read ({exc})") from None
     if not (len(codes) == len(scales) == len(languages) == manifest.count == count):
         raise VectorsDamaged(f"{matrix} holds {len(codes)} vectors for {count} entries")
+    if not len(questions[0]) == len(questions[1]) == count:
+        raise VectorsDamaged(f"{matrix} holds {len(questions[0])} question vectors for {count} entries")
     for docnum, expected in manifest.samples.items():
         if docnum >= count or entry_id(docnum) != expected:
             raise VectorsDamaged(f"{matrix} is not in the index's entry order (entry {docnum})")
-    return DenseIndex(codes, scales, languages, manifest, language_axis)
+    return DenseIndex(codes, scales, languages, manifest, language_axis, questions)
 
 
 def _checksum(path: Path) -> str:

@@ -28,6 +28,10 @@ MODEL_NAME = "multilingual-e5-small-q4"
 # What an entry's vector holds; change it whenever the text given to the model changes (vectors of
 # the old recipe are then embedded again).
 PASSAGE_RECIPE = "question+answer 1200 chars v1"
+# An entry's second vector: its question embedded as a reader's query (the model's `query: ` side), which a
+# reader's query meets as one question meets another, beside the asymmetric query-to-passage match.
+QUESTION_RECIPE = "question as a query v1"
+VECTORS_RECIPE = f"{PASSAGE_RECIPE} + {QUESTION_RECIPE}"  # what a generation's vector file holds
 PASSAGE_CHARS = 1200  # of the answer: about 300 tokens of English, fewer than 512 of Chinese
 QUERY_CHARS = 1000  # a query's first characters; a pasted log is first reduced to its error lines
 # The model's time grows with the tokens (about 1.4 ms each on one core here): a query's vector holds its

@@ -16,9 +16,9 @@ from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.search import embedding
-from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, quantise, read_manifest
+from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, load_vectors, quantise, read_manifest
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
-from app.search.hybrid import blend_for, fuse, nearest, standardised, words_strength
+from app.search.hybrid import blend_for, fuse, meaning_scores, nearest, standardised, words_strength
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
@@ -142,6 +142,26 @@ def test_the_shipped_language_axis_brings_a_translation_closer_than_another_ques
         assert after[chinese] > max(after[others])
 
 
+def test_an_entry_whose_question_is_asked_as_the_reader_asks_it_stands_out_more() -> None:
+    rows = 40
+    rng = np.random.default_rng(5)
+    passages = rng.normal(size=(rows, 8)).astype(np.float32)
+    questions = rng.normal(size=(rows, 8)).astype(np.float32)
+    query = rng.normal(size=8).astype(np.float32)
+    query /= np.linalg.norm(query)
+    passages[:2] = query + 0.5 * np.eye(8, dtype=np.float32)[:2]  # two answers equally close to the query
+    questions[1] = query  # the second's question is the query, in other words
+    manifest = VectorManifest("m", "r", rows, rows, "", {})
+    codes, scales = quantise(passages / np.linalg.norm(passages, axis=1, keepdims=True))
+    unit_questions = quantise(questions / np.linalg.norm(questions, axis=1, keepdims=True))
+    both = DenseIndex(codes, scales, np.zeros(rows, dtype=np.int8), manifest, questions=unit_questions)
+    answers_only = DenseIndex(codes, scales, np.zeros(rows, dtype=np.int8), manifest)
+    z = meaning_scores(both, both.cosines(query), both.question_cosines(query))
+    assert z[1] > z[0] + 1 and z[1] == z.max()
+    alone = meaning_scores(answers_only, answers_only.cosines(query), answers_only.question_cosines(query))
+    assert answers_only.question_cosines(query) is None and abs(alone[1] - alone[0]) < 0.1
+
+
 def test_cosines_are_compared_within_their_language() -> None:
     english = [0.80 + 0.001 * k for k in range(40)]
     chinese = [0.83 + 0.001 * k for k in range(40)]  # the model rates a query's own language higher
@@ -154,7 +174,7 @@ def test_cosines_are_compared_within_their_language() -> None:
 
 def test_fusion_keeps_lexical_hits_and_adds_only_entries_that_stand_out_by_meaning() -> None:
     lexical = [Match("a", 10.0, "en", 0), Match("b", 9.0, "en", 1)]
-    z = np.array([0.0, 0.5, 5.0, 1.0, 3.5, 4.0], dtype=np.float32)
+    z = np.array([0.0, 1.0, 6.0, 1.0, 3.5, 4.0], dtype=np.float32)
     cosines = np.array([0.80, 0.81, 0.88, 0.82, 0.87, 0.80], dtype=np.float32)
     allowed = np.array([True, True, True, True, False, True])
     fused = fuse(lexical, 2, cosines, z, allowed, depth=10)
@@ -169,10 +189,10 @@ def test_fusion_keeps_lexical_hits_and_adds_only_entries_that_stand_out_by_meani
 
 def test_when_the_words_best_match_holds_little_of_the_query_meaning_counts_more() -> None:
     lexical = [Match("a", 10.0, "zh", 0), Match("b", 9.0, "zh", 1)]
-    z = np.array([0.0, 0.5, 2.0], dtype=np.float32)  # the third stands out, but less than MIN_DENSE_Z
+    z = np.array([0.0, 0.75, 2.5], dtype=np.float32)  # the third stands out, but less than MIN_DENSE_Z
     cosines = np.array([0.80, 0.83, 0.86], dtype=np.float32)
     allowed = np.ones(3, dtype=bool)
-    # The best match holds the whole query: the words decide, and a z of 2 is not enough to join them.
+    # The best match holds the whole query: the words decide, and a z of 2.5 is not enough to join them.
     assert fuse(lexical, 2, cosines, z, allowed, depth=10, coverage=1.0).docnums == [1, 0]
     # It holds a fifth of it (an English question over Chinese answers): meaning reorders more, and the
     # entry nearest in meaning joins, above the word match it is closer to the query than.
@@ -193,7 +213,7 @@ def test_a_pasted_log_is_ranked_by_its_words_which_meaning_only_reorders() -> No
     assert blend.scales and not blend.adds
     # The entry holding the log's error line, one sharing a common word with it, one sharing nothing.
     lexical = [Match("holds", 10.0, "zh", 0), Match("common", 2.0, "en", 1)]
-    z = np.array([0.5, 4.0, 5.0], dtype=np.float32)  # the log's language is closer to everything in it
+    z = np.array([0.5, 5.0, 6.5], dtype=np.float32)  # the log's language is closer to everything in it
     cosines = np.array([0.80, 0.84, 0.90], dtype=np.float32)
     allowed = np.ones(3, dtype=bool)
     fused = fuse(lexical, 2, cosines, z, allowed, depth=10, blend=blend)
@@ -231,6 +251,34 @@ def test_vectors_are_built_verified_and_a_reingest_embeds_only_what_changed(
     progress.clear()
     assert build_vectors(ingested, str(second), model, on_progress=progress.append) is not None
     assert (progress[-1].done, progress[-1].embedded) == (35, 1)  # one answer changed: one entry embedded
+    directory = generation(ingested, str(second)).directory
+    written = read_manifest(directory)
+    assert written is not None and written.recipe == embedding.VECTORS_RECIPE
+    dense = load_vectors(directory, model.name, written.recipe, written.samples.__getitem__, 35)
+    assert dense.questions is not None and dense.question_cosines(model.embed_queries(["port"])[0]) is not None
+
+
+def test_vectors_of_an_earlier_recipe_are_remade_embedding_only_the_questions(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = str(current_name(ingested))
+    monkeypatch.setattr(semantic, "QUESTION_RECIPE", "an earlier recipe")  # its question vectors are not reused
+    build_vectors(ingested, name, model)
+    monkeypatch.undo()
+    calls = {"passages": 0, "queries": 0}
+
+    class Counting:
+        name, dimensions, language_axis = model.name, model.dimensions, model.language_axis
+
+        def embed_passages(self, texts: list[str]) -> embedding.Vectors:
+            calls["passages"] += len(texts)
+            return model.embed_passages(texts)
+
+        def embed_queries(self, texts: list[str]) -> embedding.Vectors:
+            calls["queries"] += len(texts)
+            return model.embed_queries(texts)
+
+    assert build_vectors(ingested, name, Counting()) is not None  # type: ignore[arg-type]
+    assert calls == {"passages": 0, "queries": 35}  # the answers' vectors come from the cache
 
 
 def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning(
