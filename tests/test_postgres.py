@@ -231,7 +231,8 @@ def test_replicas_share_vectors_one_embeds_and_the_others_assemble_theirs_from_t
     assert made[-1].embedded == 1
     cache = VectorCache(second, embedder.dimensions)  # the table in the shared database, not a local file
     try:
-        assert len(cache.held([row for row in _vector_keys(postgres_url)])) == 1
+        # One entry, two vectors: its question and answer, and its question read as a query.
+        assert len(cache.held([row for row in _vector_keys(postgres_url)])) == 2
     finally:
         cache.close()
     assert not (second.data_dir / "vectors.db").exists()

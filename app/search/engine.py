@@ -37,6 +37,7 @@ from app.search.hybrid import (
     fuse,
     meaning_scores,
     nearest,
+    with_questions,
 )
 from app.search.index import open_index
 from app.search.ranking import SEARCH_BUDGET, Budget, Outcome, lexical_search, raw_search
@@ -185,7 +186,7 @@ class SearchEngine:
         with self._lock:
             allowed = self._allowed(semantics.dense, lang, document)
         if mode == "semantic" and vector is not None:
-            z = meaning_scores(semantics.dense, semantics.dense.cosines(vector),
+            z = with_questions(semantics.dense, meaning_scores(semantics.dense, semantics.dense.cosines(vector)),
                                semantics.dense.question_cosines(vector))
             ranked = by_meaning(z, allowed, depth)
             with self._lock:  # the ids of the entries are read from the index
@@ -197,8 +198,10 @@ class SearchEngine:
         if vector is None:  # the model is busy past the budget: the words' ranking stands alone
             return replace(words, matches=words.matches[:depth], provisional=True)
         cosines = semantics.dense.cosines(vector)
-        z = meaning_scores(semantics.dense, cosines, semantics.dense.question_cosines(vector))
-        fused = fuse(words.matches, words.total, cosines, z, allowed, depth, blend_for(text), words.coverage)
+        admitted = meaning_scores(semantics.dense, cosines)
+        z = with_questions(semantics.dense, admitted, semantics.dense.question_cosines(vector))
+        fused = fuse(words.matches, words.total, cosines, z, allowed, depth, blend_for(text), words.coverage,
+                     admitted)
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return replace(words, total=fused.total, matches=matches, ranking="hybrid")

@@ -28,9 +28,10 @@ DENSE_DEPTH = 50  # nearest entries by meaning considered
 DENSE_WEIGHT = 0.2  # a z-score's weight beside a share of the best lexical score
 # Meaning is how far an entry's question and answer stand out for the query, plus half how far its question,
 # read as a query, does (a reader's question meets an entry's question as one question meets another). Over the
-# development sets and their runs with one language removed, successes 449 -> 450 of 535 and MRR summed over
-# the six runs 4.77 -> 4.83; checked on fresh3 and fresh4 (six runs) 356 -> 364 of 433, and on fresh5 (three)
-# 140 -> 146 of 194 (docs/search.md).
+# development sets and their runs with one language removed, successes 449 of 535 both, MRR summed over the six
+# runs 4.77 -> 4.81; checked on fresh3 and fresh4 (six runs) 356 -> 361 of 433, and on fresh5 (three) 140 -> 146
+# of 194 (docs/search.md). Which entries may join by meaning alone is still decided by the first z-score: with
+# the sum, made-up words ("qqxqz vvkwp") found entries.
 QUESTION_WEIGHT = 0.5
 # A pasted error, log or traceback is matched by its exact words: meaning scales the words' score (by
 # 1 + 0.4 × z) instead of adding to it, so it reorders the entries those words found but never lifts one they
@@ -74,14 +75,18 @@ class Fused:
     total: int
 
 
-def meaning_scores(dense: DenseIndex, cosines: Floats, question_cosines: Floats | None = None) -> Floats:
+def meaning_scores(dense: DenseIndex, cosines: Floats) -> Floats:
     """How much closer in meaning each entry is than the rest of its language: the cosine less a share of the
-    entry's closeness to every entry (a "hub" near the centre is near every query), as a z-score; with the
-    cosines of the entries' questions read as queries, half their z-score added."""
-    z = standardised(dense, cosines - CENTRING * dense.hubness)
-    if question_cosines is not None and dense.questions is not None:
-        z += QUESTION_WEIGHT * standardised(dense, question_cosines - CENTRING * dense.questions.hubness)
-    return z
+    entry's closeness to every entry (a "hub" near the centre is near every query), as a z-score."""
+    return standardised(dense, cosines - CENTRING * dense.hubness)
+
+
+def with_questions(dense: DenseIndex, z: Floats, question_cosines: Floats | None) -> Floats:
+    """The z-scores of meaning with half those of the entries' questions read as queries added (as they are
+    when the vector file holds no question vectors)."""
+    if question_cosines is None or dense.questions is None:
+        return z
+    return z + QUESTION_WEIGHT * standardised(dense, question_cosines - CENTRING * dense.questions.hubness)
 
 
 def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
@@ -135,16 +140,19 @@ def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
 
 
 def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, allowed: Mask, depth: int,
-         blend: Blend = READERS_WORDS, coverage: float = 1.0) -> Fused:
+         blend: Blend = READERS_WORDS, coverage: float = 1.0, admitted: Floats | None = None) -> Fused:
     """The lexical matches and (if the blend adds them) the nearest allowed entries by meaning, on one scale,
-    best first; `coverage` is the share of the query the best lexical match holds (see `words_strength`)."""
+    best first; `coverage` is the share of the query the best lexical match holds (see `words_strength`).
+    `admitted` are the z-scores that decide which entries join by meaning alone (default: `z`): the question
+    vectors reorder, but what may join is decided as with one vector, so made-up words still find nothing."""
     top = max((match.score for match in lexical[:LEXICAL_DEPTH]), default=0.0) or 1.0
     strength = words_strength(coverage) if blend.adds else 1.0
     scores: dict[int, float] = {match.docnum: strength * match.score / top for match in lexical[:LEXICAL_DEPTH]}
     # With no word matched at all, the floor stays: a made-up word is near some entries too.
     floor = MIN_DENSE_Z_UNMATCHED + (MIN_DENSE_Z - MIN_DENSE_Z_UNMATCHED) * coverage if lexical else MIN_DENSE_Z
-    close = allowed & (z >= floor) & (cosines >= MIN_COSINE)
-    found_by_meaning = [int(d) for d in nearest(z, close, DENSE_DEPTH) if int(d) not in scores] \
+    standing = z if admitted is None else admitted
+    close = allowed & (standing >= floor) & (cosines >= MIN_COSINE)
+    found_by_meaning = [int(d) for d in nearest(standing, close, DENSE_DEPTH) if int(d) not in scores] \
         if blend.adds else []
     for docnum in found_by_meaning:
         scores[docnum] = 0.0

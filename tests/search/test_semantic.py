@@ -18,7 +18,15 @@ from app.main import create_app
 from app.search import embedding
 from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, load_vectors, quantise, read_manifest
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
-from app.search.hybrid import blend_for, fuse, meaning_scores, nearest, standardised, words_strength
+from app.search.hybrid import (
+    blend_for,
+    fuse,
+    meaning_scores,
+    nearest,
+    standardised,
+    with_questions,
+    words_strength,
+)
 from app.search.ranking import Match
 from app.semantic import build_vectors, vectors_ready
 from app.web.inprocess import InProcessClient
@@ -156,10 +164,18 @@ def test_an_entry_whose_question_is_asked_as_the_reader_asks_it_stands_out_more(
     unit_questions = quantise(questions / np.linalg.norm(questions, axis=1, keepdims=True))
     both = DenseIndex(codes, scales, np.zeros(rows, dtype=np.int8), manifest, questions=unit_questions)
     answers_only = DenseIndex(codes, scales, np.zeros(rows, dtype=np.int8), manifest)
-    z = meaning_scores(both, both.cosines(query), both.question_cosines(query))
+    z = with_questions(both, meaning_scores(both, both.cosines(query)), both.question_cosines(query))
     assert z[1] > z[0] + 1 and z[1] == z.max()
-    alone = meaning_scores(answers_only, answers_only.cosines(query), answers_only.question_cosines(query))
+    alone = with_questions(answers_only, meaning_scores(answers_only, answers_only.cosines(query)),
+                           answers_only.question_cosines(query))
     assert answers_only.question_cosines(query) is None and abs(alone[1] - alone[0]) < 0.1
+    # What may join by meaning alone is decided as with one vector: the questions reorder, they admit nothing.
+    admitted = np.array([0.0, 2.5, 2.0], dtype=np.float32)
+    summed = np.array([0.0, 3.6, 4.5], dtype=np.float32)
+    cosines = np.full(3, 0.9, dtype=np.float32)
+    lexical = [Match("a", 10.0, "en", 0)]
+    assert fuse(lexical, 1, cosines, summed, np.ones(3, dtype=bool), 10, admitted=admitted).docnums == [0]
+    assert fuse(lexical, 1, cosines, summed, np.ones(3, dtype=bool), 10).docnums == [0, 2, 1]  # the sum admits
 
 
 def test_cosines_are_compared_within_their_language() -> None:
