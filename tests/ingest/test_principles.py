@@ -969,3 +969,14 @@ def test_a_page_whose_title_asks_one_question_is_that_entry() -> None:
     guide = "# How does it work?\n\n## How do I install it?\n\nRun it.\n\n## How do I configure it?\n\nEdit it.\n"
     assert [e.question for e in segment_markdown(guide, file_name="faq.md").entries] == [
         "How do I install it?", "How do I configure it?"]
+
+
+def test_each_code_under_a_heading_of_error_codes_is_an_entry() -> None:
+    text = ("# Troubleshooting\n\n## Error codes\n\n### 126\n\nMissing dependencies: install them.\n\n"
+            "### 1114\n\nVcredist is too old: update it.\n\n"
+            "## An error occurs with `PeEditor.exe` when installing\n\nUpdate vcredist.\n")
+    entries = segment_markdown(text, file_name="troubleshooting.md").entries
+    assert [e.question for e in entries] == ["126", "1114", "An error occurs with `PeEditor.exe` when installing"]
+    chinese = "# 常见问题\n\n## 常见错误码\n\n### 126\n\n缺少依赖。\n\n### 127\n\n依赖版本不正确。\n"
+    assert [e.question for e in segment_markdown(chinese, file_name="troubleshooting.zh.md").entries] == [
+        "126", "127"]

@@ -60,6 +60,7 @@ from app.ingest.segment.evidence import (
     has_question_label,
     heading_score,
     is_answer_part,
+    is_code_table,
     is_container,
     is_error_section,
     is_faq_section,
@@ -577,7 +578,7 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     """Why the section's heading is an entry's question (the rule, in words), or "" when it is not."""
     if section.heading is None or section.is_title or is_navigation(section.title):
         return ""
-    if heading_score(section.title) > 0:
+    if heading_score(section.title) > 0 and not is_code_table(section.title):  # `## Error codes` › `### 126`
         return ASKING_RULE
     if section.level == reading.numbered_level and section.is_leaf and _numbered(section.title) and \
             not reading.block_style and not _navigation_only(section, readings, reading.lines):

@@ -16,6 +16,10 @@ FAQ_CONTAINER = re.compile(
     r"其他问题|其它问题|"
     r"疑难解答|问答|答疑|其他|其它)\b"
 )
+# A table of codes (`## Error codes` › `### 126`, `## 常见错误码`): it asks nothing itself; each code under it is an
+# error a reader searches for.
+CODE_TABLE = re.compile(r"(?i)^(?:\W|\d)*(?:(?:common |known )?(?:error|exit|status|return) codes|"
+                        r"(?:常见)?(?:错误码|错误代码|返回码|状态码|退出码))\W*$")
 GROUP_TITLE = re.compile(
     r"(?i)\b(?:related|relevant) (?:issues|problems|questions|errors)\W*$|相关的?(?:问题|错误|报错)\W*$")
 # `Error reporting related`, `Hardware related` (`报错相关` written in English): a category, never an error of its own.
@@ -222,8 +226,13 @@ def names_a_condition(title: str) -> bool:
 
 
 def is_container(title: str) -> bool:
-    """A heading that only groups questions (`FAQ`, `Others`, `常见问题`)."""
-    return bool(FAQ_CONTAINER.match(title))
+    """A heading that only groups questions (`FAQ`, `Others`, `常见问题`, `Error codes`)."""
+    return bool(FAQ_CONTAINER.match(title) or CODE_TABLE.match(title))
+
+
+def is_code_table(title: str) -> bool:
+    """A heading over a table of error, exit or status codes (`Error codes`, `常见错误码`)."""
+    return bool(CODE_TABLE.match(title))
 
 
 def names_a_group(title: str) -> bool:
