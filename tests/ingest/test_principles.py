@@ -980,3 +980,17 @@ def test_each_code_under_a_heading_of_error_codes_is_an_entry() -> None:
     chinese = "# 常见问题\n\n## 常见错误码\n\n### 126\n\n缺少依赖。\n\n### 127\n\n依赖版本不正确。\n"
     assert [e.question for e in segment_markdown(chinese, file_name="troubleshooting.zh.md").entries] == [
         "126", "127"]
+
+
+def test_the_solution_to_a_problem_named_in_full_is_that_problems_entry() -> None:
+    text = ("## 常见问题及解答\n\n### 打开串口调试器看不到日志信息，如何解决？\n\n打开 `USB CDC On Boot`。\n\n"
+            "### 在 Arduino IDE 中使用 ESP32-S3 驱动 RGB LCD 时出现画面漂移问题的解决方案\n\n"
+            "1. 开启 `Bounce Buffer`。\n\n### 如何降低 Flash 占用？\n\n关闭不用的驱动。\n")
+    assert [e.question for e in segment_markdown(text, file_name="use_with_arduino_cn.md").entries] == [
+        "打开串口调试器看不到日志信息，如何解决？",
+        "在 Arduino IDE 中使用 ESP32-S3 驱动 RGB LCD 时出现画面漂移问题的解决方案",
+        "如何降低 Flash 占用？"]
+    # "The possible causes of …" under its question stays a part of that answer.
+    part = "# FAQ\n\n## 连接同步服务失败怎么办？\n\n重试。\n\n### 连接同步服务失败的可能原因\n\n网络不通。\n"
+    entries = segment_markdown(part, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["连接同步服务失败怎么办？"] and "网络不通" in entries[0].answer_markdown

@@ -76,6 +76,9 @@ ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[
 # `…闪退原因查询步骤`: the steps to find X's cause (a general `## 通用排查步骤` may be an entry of its own).
 ANSWER_PART_OF = re.compile(r"的(?:可能)?(?:原因|说明|检查|排查|解决方法|解决办法|解决方案|处理方法|步骤)\W*$|"
                             r"原因(?:查询|排查|检查|定位|分析)(?:步骤|流程|方法)\W*$")
+# "The solution to the … problem": the heading names its problem in full, as a question would (`在 Arduino IDE 中
+# 使用 ESP32-S3 驱动 RGB LCD 时出现画面漂移问题的解决方案`, the English page's `Solution for screen drift issue …`).
+SOLVES_NAMED_PROBLEM = re.compile(r"问题的(?:解决方法|解决办法|解决方案|处理方法)\W*$")
 # A leading number of a title, with or without a mark after it: `4 `, `2.`, `IV. `, `一、`.
 TITLE_NUMBER = re.compile(
     r"(?i)^\s*(?:\d{1,3}(?:\.\d{1,3})*|[ivx]{1,5}|[一二三四五六七八九十]{1,3})(?:\s*[.、)）]\s*|\s+)")
@@ -165,8 +168,8 @@ def has_question_label(text: str) -> bool:
 def is_answer_part(text: str) -> bool:
     """Names a part of an answer (`Analysis`, `Solutions`, `原因：…`, `解决方案`, `连接失败的可能原因`), not a
     question."""
-    if ANSWER_PART_OF.search(text) and not re.search(r"[?？]", text):  # `…异常的解决方法?` asks for it
-        return True
+    if ANSWER_PART_OF.search(text) and not re.search(r"[?？]", text) and not SOLVES_NAMED_PROBLEM.search(text):
+        return True  # `…异常的解决方法?` asks for it; `…时出现画面漂移问题的解决方案` is that problem's entry
     match = ANSWER_PART.match(text)
     if match is None:
         return False
