@@ -994,3 +994,13 @@ def test_the_solution_to_a_problem_named_in_full_is_that_problems_entry() -> Non
     part = "# FAQ\n\n## 连接同步服务失败怎么办？\n\n重试。\n\n### 连接同步服务失败的可能原因\n\n网络不通。\n"
     entries = segment_markdown(part, file_name="faq.md").entries
     assert [e.question for e in entries] == ["连接同步服务失败怎么办？"] and "网络不通" in entries[0].answer_markdown
+
+
+def test_a_numbered_heading_with_no_q_paragraph_among_ones_that_hold_them_is_an_entry() -> None:
+    sections = "".join(f"### {n}.第{n}类相关问题\n\n" + "".join(
+        f"Q: 第{n}类第{k}个问题怎么办？  \n重启即可。\n\n" for k in range(3)) for n in range(1, 8))
+    text = (f"## 小白常见问题\n\nQ:我没学过代码能用吗？  \n能。\n\n{sections}"
+            "### 8.总结不上怪\n\n打开设置，关闭自动总结。\n\n### 9 启动程序出现 raise assertionerror()\n\n重新安装。\n")
+    questions = [e.question for e in segment_markdown(text, file_name="FAQ_CN.md").entries]
+    assert questions[-2:] == ["8.总结不上怪", "9 启动程序出现 raise assertionerror()"]
+    assert len(questions) == 1 + 7 * 3 + 2  # the seven numbered headings holding `Q:` paragraphs stay categories

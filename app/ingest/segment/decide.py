@@ -581,9 +581,11 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     if heading_score(section.title) > 0 and not is_code_table(section.title):  # `## Error codes` › `### 126`
         return ASKING_RULE
     if section.level == reading.numbered_level and section.is_leaf and _numbered(section.title) and \
-            not reading.block_style and not _navigation_only(section, readings, reading.lines):
+            (not reading.block_style or not any(g.qualifies for g in readings)) and \
+            not _navigation_only(section, readings, reading.lines):
         # In a document whose entries are headings, `#### 12. The video sound and picture are not synchronized.`
-        # over a checklist that asks
+        # over a checklist that asks; in one whose numbered headings hold `Q:` paragraphs, the numbered heading
+        # that holds none but an answer (`### 9.总结不上怪`) is an entry of its own, not a category of nothing
         return NUMBERED_RULE
     parts = [c for c in section.children if is_answer_part(c.title)]
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
