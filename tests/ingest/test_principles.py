@@ -1004,3 +1004,13 @@ def test_a_numbered_heading_with_no_q_paragraph_among_ones_that_hold_them_is_an_
     questions = [e.question for e in segment_markdown(text, file_name="FAQ_CN.md").entries]
     assert questions[-2:] == ["8.总结不上怪", "9 启动程序出现 raise assertionerror()"]
     assert len(questions) == 1 + 7 * 3 + 2  # the seven numbered headings holding `Q:` paragraphs stay categories
+
+
+def test_a_heading_that_opens_like_others_but_names_a_topic_and_answers_it_is_an_entry() -> None:
+    text = ("# Using with ESP-IDF\n\n## FAQ\n\n### How to reduce Flash usage?\n\nDisable unused drivers.\n\n"
+            "### Other LCD issues in ESP-IDF\n\nPlease refer to [ESP-FAQ - LCD](https://example.com/lcd.html).\n")
+    assert [e.question for e in segment_markdown(text, file_name="use_with_idf.md").entries] == [
+        "How to reduce Flash usage?", "Other LCD issues in ESP-IDF"]
+    # `Others` and `24. Other issues` over a link only name the rest: no entry.
+    rest = "# FAQ\n\n## How do I start?\n\nRun it.\n\n## 24. Other issues\n\nhttps://example.com/issues/1\n"
+    assert [e.question for e in segment_markdown(rest, file_name="faq.md").entries] == ["How do I start?"]

@@ -590,7 +590,7 @@ def _heading_evidence(section: Section, readings: list[Group], reading: _Reading
     parts = [c for c in section.children if is_answer_part(c.title)]
     if len(parts) >= 2 and len(parts) * 2 >= len(section.children):
         return "heading whose sub-headings are the parts of one answer"
-    if (reading.faq_document and section.level == reading.entry_level and not is_container(section.title)
+    if (reading.faq_document and section.level == reading.entry_level and not _groups(section)
             and not is_navigation(section.title) and not is_answer_part(section.title)
             and not _table_of_contents(section, readings, reading.lines)
             and not _off_the_numbering(section, reading)
@@ -612,7 +612,7 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
                                  "its answer")
     elif not _has_content(section):
         decision.chosen = "no text of its own: a category"
-    elif is_container(section.title):
+    elif _groups(section):
         decision.chosen = f"{section.title!r} names a group of questions: a category"
     elif is_answer_part(section.title):
         decision.chosen = PART_OF_THE_ANSWER_BEFORE
@@ -792,6 +792,16 @@ def _decide_forced(section: Section, readings: list[Group], reading: _Reading, d
 
 def _heading_asks(section: Section) -> bool:
     return section.heading is not None and not section.is_title and heading_score(section.title) > 0
+
+
+def _groups(section: Section) -> bool:
+    """Named as a group of questions (`Others`, `FAQ`), unless it is one more topic of its own beside the entries
+    (`### Other LCD issues in ESP-IDF` over a link: it holds an answer and no questions, and says more than
+    `Others`)."""
+    if not is_container(section.title):
+        return False
+    return not (section.is_leaf and _has_content(section) and not is_generic(section.title)
+                and len(TITLE_NUMBER.sub("", section.title, count=1).split()) >= 3)
 
 
 def _mostly_questions(section: Section) -> bool:
