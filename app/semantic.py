@@ -102,7 +102,7 @@ class EntryText:
     id: str
     lang: str
     key: str | None  # its question and answer's
-    question_key: str | None = None  # its question's, read as a query
+    question_key: str | None  # its question's, read as a query
 
 
 def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None, str | None]]]:
@@ -118,7 +118,7 @@ def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText
                 for id_, lang, title, body in part:
                     passage = passage_text(title, body or "")
                     if passage is None:
-                        chunk.append((EntryText(id_, lang, None), None, None))
+                        chunk.append((EntryText(id_, lang, None, None), None, None))
                         continue
                     question = clean(title)
                     chunk.append((EntryText(id_, lang, vector_key(model, PASSAGE_RECIPE, passage),
@@ -148,12 +148,11 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="embed") as pool:
             for chunk in entry_texts(target, embedder.name):
-                passages = {entry.key: passage for entry, passage, _ in chunk if entry.key and passage}
-                questions = {entry.question_key: question for entry, _, question in chunk
-                             if entry.question_key and question is not None}
-                held = cache.held([*passages, *questions])
-                missing = [(key, text, False) for key, text in passages.items() if key not in held] + \
-                    [(key, text, True) for key, text in questions.items() if key not in held]
+                wanted = {key: (text, as_query) for entry, passage, question in chunk
+                          for key, text, as_query in ((entry.key, passage, False), (entry.question_key, question, True))
+                          if key is not None and text is not None}
+                held = cache.held(list(wanted))
+                missing = [(key, text, as_query) for key, (text, as_query) in wanted.items() if key not in held]
                 batches = [missing[i:i + BATCH] for i in range(0, len(missing), BATCH)]
                 # A round is one batch per thread: between rounds (seconds), a stop is heard.
                 for start in range(0, len(batches), max(1, threads)):
