@@ -55,8 +55,10 @@ def _run_words(run: str) -> tuple[str, ...]:
     return tuple(w for w in jieba.cut(run) if len(w) >= 2 and w not in CHINESE_FUNCTION_WORDS)
 
 
-def mine_lexicon(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
-    """[English word, Chinese word] groups that translate each other in the aligned (en, zh) texts.
+def mine_lexicon(pairs: Iterable[tuple[str, str]], min_pairs: int = MIN_PAIRS,
+                 min_dice: float = MIN_DICE) -> list[list[str]]:
+    """[English word, Chinese word] groups that translate each other in the aligned (en, zh) texts: seen together
+    in `min_pairs` pairs or more, with a Dice of `min_dice` or more.
 
     Association is Dice over pairs; each word keeps only its best partners (competitive
     linking), so a frequent word does not collect every neighbour.
@@ -82,7 +84,7 @@ def mine_lexicon(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
         return []
     limit = max(MIN_LIMIT, MAX_SHARE * count)
     scored = {(e, z): 2 * n / (english_df[e] + chinese_df[z]) for (e, z), n in together.items()
-              if n >= MIN_PAIRS and english_df[e] <= limit and chinese_df[z] <= limit}
+              if n >= min_pairs and english_df[e] <= limit and chinese_df[z] <= limit}
     best_for_english: dict[str, float] = {}
     best_for_chinese: dict[str, float] = {}
     for (e, z), dice in scored.items():
@@ -90,7 +92,7 @@ def mine_lexicon(pairs: Iterable[tuple[str, str]]) -> list[list[str]]:
         best_for_chinese[z] = max(best_for_chinese.get(z, 0.0), dice)
     # Ties in the words' order: the order pairs were counted in follows the hashing of a set of words.
     groups = [[surface[e], z] for (e, z), dice in sorted(scored.items(), key=lambda item: (-item[1], item[0]))
-              if dice >= MIN_DICE and (dice == best_for_english[e] or dice == best_for_chinese[z])]
+              if dice >= min_dice and (dice == best_for_english[e] or dice == best_for_chinese[z])]
     return groups
 
 

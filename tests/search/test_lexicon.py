@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ingest.dictionary import dictionary_lexicon
+from app.ingest.dictionary import dictionary_lexicon, technical_lexicon
 from app.ingest.lexicon import mine_lexicon
 from app.ingest.pipeline import run_ingest
 from app.search.analysis import query_terms
@@ -112,6 +112,29 @@ def test_a_chinese_query_reaches_an_english_answer_through_words_no_entry_writes
     with InProcessClient(create_app(settings)) as client:
         hits = client.get("/api/v1/search", params={"q": "怎么重试", "mode": "lexical"}).json()["results"]
     assert [hit["title"] for hit in hits][:1] == ["Can I retry a failed upload?"]
+
+
+def test_a_sense_the_entries_use_counts_however_far_down_the_dictionary_lists_it() -> None:
+    # CC-CEDICT lists 粘贴 as "to stick", "to affix", "to adhere", then "to paste (as in "copy and paste")".
+    assert ["粘贴", "paste"] in dictionary_lexicon(["Copy and paste does not work"])  # from a Chinese query
+    groups = dictionary_lexicon(["无法粘贴图片", "Images cannot be pasted"])
+    assert any(group[0] == "粘贴" and "paste" in group for group in groups)  # both languages hold it
+
+
+def test_the_technical_lexicon_knows_senses_the_dictionary_lacks(tmp_path: Path) -> None:
+    assert ("crash", "崩溃") in technical_lexicon()  # CC-CEDICT: "to collapse; to crumble; to fall apart"
+    assert ["崩溃", "crash"] in dictionary_lexicon(["VNote crashes when opening a note"])
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "app.en.md", "# App\n\n## VNote crashes when opening a note\n\nDelete the session file.\n\n"
+           + "".join(f"## How do I set option {k}?\n\nSee the settings page, section {k}.\n\n" for k in range(30)))
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "打开笔记时程序崩溃", "mode": "lexical"}).json()["results"]
+    assert [hit["title"] for hit in hits][:1] == ["VNote crashes when opening a note"]
 
 
 def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:
