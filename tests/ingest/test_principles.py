@@ -1014,3 +1014,56 @@ def test_a_heading_that_opens_like_others_but_names_a_topic_and_answers_it_is_an
     # `Others` and `24. Other issues` over a link only name the rest: no entry.
     rest = "# FAQ\n\n## How do I start?\n\nRun it.\n\n## 24. Other issues\n\nhttps://example.com/issues/1\n"
     assert [e.question for e in segment_markdown(rest, file_name="faq.md").entries] == ["How do I start?"]
+
+
+def test_a_heading_numbered_over_the_numbered_questions_under_it_is_their_category() -> None:
+    items = {n: "".join(f"### {n}.{k} 第{n}组问题{k}\n\n现象：失败。\n\n解决：重试。\n\n" for k in (1, 2))
+             for n in (1, 2)}
+    text = (f"# 常见问题\n\n## 1 小商城\n\n这里主要是指小程序的相关问题。\n\n{items[1]}"
+            f"## 2. 管理后台\n\n这里主要是指管理后台的相关问题。\n\n{items[2]}"
+            "## 3. 基础系统\n\n这里主要是指数据库模块的相关问题。\n\n### 3.1 Invalid bound statement\n\n重新编译。\n\n"
+            "### 3.2 Unknown Column\n\n更新数据库。\n")
+    questions = [e.question for e in segment_markdown(text, file_name="FAQ.md").entries]
+    assert "3. 基础系统" not in questions  # its one line says what its questions are about
+    assert questions[-2:] == ["3.1 Invalid bound statement", "3.2 Unknown Column"] and len(questions) == 6
+
+
+def test_one_numbered_line_under_an_answers_sentence_goes_on_with_that_answer() -> None:
+    text = ("# FAQ\n\n### 第一轮分组的结果不好\n\n换用超敏感模式。\n\n### 挂载上的染色体总大小远低于预估基因组大小\n"
+            "如果存在以下两种情况，可以调整模式\n1. 输入的数据量低。2. 输入的基因组较为复杂。"
+            "需要注意的是，以上两种模式会让部分较碎的contig聚类或者排序错误。\n\n"
+            "### 如何设置`-n`参数\n\n设为零。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries][1] == "挂载上的染色体总大小远低于预估基因组大小"
+    assert "输入的数据量低" in entries[1].answer_markdown
+    # One numbered item set out as a question is still one.
+    bold = "## 训练环境搭建——问题汇总\n\n1. **Exec docker**\n\n   Within the container, run these steps.\n"
+    assert [e.question for e in segment_markdown(bold, file_name="faq.md").entries] == ["Exec docker"]
+
+
+def test_the_cause_of_the_problem_is_a_part_of_its_answer() -> None:
+    text = ("## SDK版本切换 iOS白屏问题分析-symbol not found错误处理\n\n### 问题现象\n\n白屏。\n\n### 问题原因\n\n"
+            "SDK 版本不一致。\n\n### 解决办法\n\n统一版本。\n")
+    entries = segment_markdown(text, file_name="Dev-faq-26.md").entries
+    assert len(entries) == 1 and "SDK 版本不一致" in entries[0].answer_markdown
+
+
+def test_the_steps_under_a_title_that_asks_are_its_answer() -> None:
+    text = ("# 如何手动替换ArkUI-X SDK\n\n### 标准替换流程\n\n解压后拷贝替换。\n\n### 常见问题解决\n\n"
+            "手动替换经常会遇到报错，修改 arkui-x.json。\n")
+    entries = segment_markdown(text, file_name="Dev-faq-1.md").entries
+    assert [e.question for e in entries] == ["如何手动替换ArkUI-X SDK"]
+    assert "修改 arkui-x.json" in entries[0].answer_markdown
+    # A title that only says FAQ keeps the topics under it as its entries.
+    faq = "# FAQ?\n\n### Storage recommendations\n\nUse 32 GB.\n\n### Buying SD cards\n\nBuy a known brand.\n"
+    assert len(segment_markdown(faq, file_name="faq.md").entries) == 2
+
+
+def test_a_heading_naming_an_faq_over_its_questions_is_their_category_whatever_it_says_first() -> None:
+    text = ("# FAQ and Troubleshooting\n\n## Primary FAQ\n\n### How risky is hacking my console?\n\nNot very.\n\n"
+            "### How can I remove parental controls?\n\nReset the PIN.\n\n## Storage Device FAQ\n\n::: danger\n\n"
+            "Flash drives are NOT recommended.\n\n:::\n\n### Storage Space Recommendations\n\nUse 32 GB.\n\n"
+            "### Buying SD Cards\n\nBuy a known brand.\n\n## Networking FAQ\n\nUse a wired adapter.\n")
+    questions = [e.question for e in segment_markdown(text, file_name="faq.md").entries]
+    assert "Storage Device FAQ" not in questions
+    assert "Storage Space Recommendations" in questions and "Networking FAQ" in questions  # one with no questions

@@ -227,8 +227,12 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # `三、常见问题排查清单` / `四、总结` (11); litemall's categories `## 3. 基础系统` / `## 4. 项目` (their one-line
     # scope notes read as answers, 2); guide-wii's `## Storage Device FAQ`, whose admonitions introduce its `###` topics
     # (1 per language, 2); helmless' `!!! question "Not finding what you're looking for?"` note (1).
-    "wild20": (170, 167, {"arkui-x/Development-Stage/Dev-faq-1.md", "arkui-x/Pre-research-Stage/Pre-faq-11.md",
-                          "cphasing/zh/faq.md"}, 24),
+    # Since: a title that asks over sub-headings that ask nothing is one entry, `问题原因` is a part of an answer, one
+    # numbered line that is not set out as a question goes on with the answer above it, a heading numbered over the
+    # numbered questions under it is their category, and so is a heading naming an FAQ over sub-headings: 169 of 170,
+    # 15 extras. Left: Pre-faq-11 (its `###` questions read as entries, 4 extras: the gold takes them for parts of the
+    # title's answer, a judgement call), uview-pro's best practices, checklist and summary (10), helmless' note (1).
+    "wild20": (170, 169, {"arkui-x/Pre-research-Stage/Pre-faq-11.md"}, 15),
 }
 PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # 53 gold pairs; hertzbeat asks two questions twice in each language (10 right links for 8 rows). Words alone
@@ -334,7 +338,8 @@ PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # pairs nothing: its Chinese page is the English one but for its title and three questions, read as English without
     # its `zh_CN/` folder. Edited, the inserted `破解主机的风险有多大？` (guide-wii) takes cphasing's uncut pair and
     # `1.6 支付成功，但商品仍未付款` (litemall) takes kubezoo's `What is the landing scene of kubezoo?`.
-    ("wild20", "as laid out"): (61, 2, 0), ("wild20", "renamed"): (48, 1, 0), ("wild20", "edited"): (49, 3, 0),
+    # Since the ingest rules of PROBED's note: 62 right, 0 wrong as laid out; 49, 0 renamed; 50, 1 edited.
+    ("wild20", "as laid out"): (62, 0, 0), ("wild20", "renamed"): (49, 0, 0), ("wild20", "edited"): (50, 1, 0),
 }
 
 

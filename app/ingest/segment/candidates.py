@@ -160,7 +160,9 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         group.navigation = navigation * 2 >= count
         if group.navigation:
             group.why = f"{navigation} of {count} items are only a link: navigation"
-        elif ordered and asking / count >= MIN_LIST_SHARE:
+        elif ordered and asking / count >= MIN_LIST_SHARE and (count >= 2 or _titled(*facts[0])):
+            # One numbered item is a question only when it is set out as one (`1. **Exec docker**`):
+            # `1. 输入的数据量低。2. …` on the line under the answer's sentence is that answer going on.
             group.qualifies = True
             group.why = f"{asking} of {count} items lead with a question, an error or a bold title"
         elif faq_scope and not ordered and bold_colon * 2 >= count and count >= 2:
@@ -182,6 +184,11 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         if bold_colon * 2 >= count and faq_scope:
             group.units = [_bold_colon_unit(unit) for unit in group.units]
         yield group
+
+
+def _titled(unit: Unit, facts: dict[str, bool]) -> bool:
+    """A list item set out as a question: bold, or ending in a question mark."""
+    return facts["bold"] or unit.title.rstrip().endswith(("?", "？"))
 
 
 def _problem_and_parts(run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]], lines: list[str]) -> bool:

@@ -79,6 +79,7 @@ FEW_ENTRIES = 3  # an FAQ with fewer entries than this yields "almost nothing"
 ASKS = 0.9  # question_score of a line that asks (or is labelled), not only names an error
 SIBLING_RULE = "heading among the question headings of its level, in an FAQ"
 ONE_QUESTION_PAGE = "the title of a page that asks one question"
+OWN_TEXT_RULE = "heading with its own text"
 NUMBERED_RULE = "heading numbered like the questions beside it, in an FAQ"
 ASKING_RULE = "heading that asks a question"
 PART_OF_THE_ANSWER_BEFORE = "names a part of an answer (`## 排查步骤`): it continues the entry before it"
@@ -223,8 +224,10 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
             first = min((u.line for u in units), default=None)
             document.notes += [f"line {n + 1}: an answer (`A:`) with no question before it stays in the document"
                                for n in orphan_answers(section, first)]
-    if not document.entries and title_section is not None and _one_question_page(title_section, scoped,
-                                                                                 document.says_faq):
+    if title_section is not None and (not document.entries or _parts_of_its_title(document.entries, title_section)) \
+            and _one_question_page(title_section, scoped, document.says_faq):
+        document.entries = []
+        reading.absorbed.clear()
         decision = SectionDecision(title=title_section.title, line=title_section.heading_line + 1, chosen="")
         decision, units, _ = _heading_decision(title_section, decision, [], reading, ONE_QUESTION_PAGE)
         document.decisions = [d for d in document.decisions if (d.line, d.title) != (decision.line, decision.title)]
@@ -288,6 +291,14 @@ def _bold_led_categories(scoped: list[Section], lines: list[str]) -> bool:
         (titles := bold_titles(s, lines)) and titles[0] is s.blocks[0] for s in headed)
 
 
+def _parts_of_its_title(entries: list[ParsedEntry], title: Section) -> bool:
+    """Whether a page's title asks one question and the entries cut under it are only headings that ask nothing,
+    each read as an entry for its own text (`# 如何手动替换ArkUI-X SDK` over `### 标准替换流程`,
+    `### 常见问题解决`): the steps of the title's answer, not questions of their own."""
+    return heading_score(title.title) > 0 and not is_faq_section(title.title) and all(
+        e.kind == "heading" and e.rule.startswith(OWN_TEXT_RULE) and heading_score(e.title) == 0 for e in entries)
+
+
 def _one_question_page(title: Section, scoped: list[Section], says_faq: bool) -> bool:
     """A page that cuts no entry, whose title asks (or states a problem) over text that answers it, in an FAQ or with
     no sub-heading other than the parts of an answer (`# Why can't I read the HTTP body?` over its reasons)."""
@@ -315,6 +326,18 @@ def _numbered(title: str) -> bool:
     """Opens with a number and says something after it (`12、视频音画不同步`, `3. The software…`)."""
     match = TITLE_NUMBER.match(title)
     return match is not None and bool(title[match.end():].strip())
+
+
+def _numbers_its_questions(section: Section, reading: _Reading) -> bool:
+    """Whether the section's sub-headings are the document's numbered questions, numbered within its own number
+    (`## 3. 基础系统` over `### 3.1 Invalid bound statement`, `### 3.2 Unknown Column`): its one-line scope note
+    ("这里主要是指…") introduces them, it answers nothing."""
+    own = TITLE_NUMBER.match(section.title)
+    if own is None or not section.children or reading.numbered_level is None:
+        return False
+    prefix = re.sub(r"\D+$", "", own.group().strip()) + "."
+    return all(c.level == reading.numbered_level and _numbered(c.title) and c.title.lstrip().startswith(prefix)
+               for c in section.children)
 
 
 def _off_the_numbering(section: Section, reading: _Reading) -> bool:
@@ -618,6 +641,13 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         decision.chosen = PART_OF_THE_ANSWER_BEFORE
     elif not section.is_leaf and _mostly_questions(section):
         decision.chosen = "a category of question headings: its text stays on the document page"
+    elif not section.is_leaf and is_faq_section(section.title) and \
+            not all(is_answer_part(c.title) for c in section.children):
+        # `## Storage Device FAQ` over warnings and its `###` topics, `## 一、常见问题与解决方案` over a line of
+        # introduction and its `### 1.` … `### 10.`: its text introduces them
+        decision.chosen = "names an FAQ over its questions: a category, its text stays on the document page"
+    elif _numbers_its_questions(section, reading):
+        decision.chosen = "numbered over the numbered questions under it (`3.` over `3.1`, `3.2`): a category"
     elif _navigation_only(section, readings, reading.lines):
         decision.chosen = "only links: navigation"
     elif _off_the_numbering(section, reading):
@@ -632,7 +662,7 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         # nothing is a part of this one's answer (`#### macOS`; `### 部署到 GitHub Pages` › `#### 手动部署`).
         below = reading.entry_level is not None and section.level > reading.entry_level
         absorb = not section.is_leaf and (below or _answers_among_heading_entries(section, reading))
-        return _heading_decision(section, decision, readings, reading, "heading with its own text", absorb=absorb,
+        return _heading_decision(section, decision, readings, reading, OWN_TEXT_RULE, absorb=absorb,
                                  labels_only=True)
     return decision, [], "heading"
 

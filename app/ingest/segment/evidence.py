@@ -51,7 +51,7 @@ ANSWER_PART_WORDS = (
     "workarounds", "fix", "fixes", "how to fix", "steps", "answer", "background", "explanation",
     "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解决", "解决方法", "解决方案",
     "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤", "说明",
-    "异常原因", "可能原因",
+    "异常原因", "可能原因", "问题原因", "问题分析",
     "expected behavior", "expected behaviour", "actual behavior", "actual behaviour", "troubleshooting steps",
     "异常现象", "错误现象", "正常情况", "正常现象", "预期结果", "期望结果", "实际结果", "报错信息", "错误信息",
     "排查", "排查步骤", "排查方法", "排查思路", "检查", "检查方法", "检查步骤", "解决步骤", "处理步骤",
