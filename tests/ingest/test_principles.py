@@ -1067,3 +1067,12 @@ def test_a_heading_naming_an_faq_over_its_questions_is_their_category_whatever_i
     questions = [e.question for e in segment_markdown(text, file_name="faq.md").entries]
     assert "Storage Device FAQ" not in questions
     assert "Storage Space Recommendations" in questions and "Networking FAQ" in questions  # one with no questions
+
+
+def test_a_titled_block_that_says_where_to_ask_is_not_an_entry() -> None:
+    text = ("# Frequently Asked Questions\n\n!!! question \"Not finding what you're looking for?\"\n\n"
+            "    [Join our forum](https://example.com/forum) and ask away!\n\n??? faq \"What is Helmless?\"\n\n"
+            "    A tool that deploys containers.\n\n??? faq \"Does it need a cluster?\"\n\n    No.\n")
+    document = segment_markdown(text, file_name="faq.md")
+    assert [e.question for e in document.entries] == ["What is Helmless?", "Does it need a cluster?"]
+    assert any("where to ask" in note for note in document.notes)

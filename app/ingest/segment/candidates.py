@@ -599,12 +599,18 @@ def details_group(section: Section, lines: list[str]) -> Group | None:
         if body and re.fullmatch(r"(?i)\s*</details>\s*", body[-1]):
             body.pop()
         plain = TAG.sub("", details.question)
+        if is_navigation(" ".join(plain.split())):
+            # `!!! question "Not finding what you're looking for?"` over where to ask: the page's business
+            group.notes.append(f"line {details.summary_line + 1}: {_short(plain)} says where to ask; it stays in "
+                               "the document, not an entry")
+            continue
         while details.lead and body and not body[0].strip():
             body.pop(0)
         answer = "\n".join([details.lead, "", *body]) if details.lead else "\n".join(body)
         group.units.append(Unit(question=details.question, title=" ".join(plain.split()),
                                 answer=trim(answer), line=details.summary_line,
                                 score=question_score(plain)))
+    group.qualifies = bool(group.units)
     return group
 
 
