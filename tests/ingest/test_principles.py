@@ -1076,3 +1076,11 @@ def test_a_titled_block_that_says_where_to_ask_is_not_an_entry() -> None:
     document = segment_markdown(text, file_name="faq.md")
     assert [e.question for e in document.entries] == ["What is Helmless?", "Does it need a cluster?"]
     assert any("where to ask" in note for note in document.notes)
+
+
+def test_a_heading_of_generic_words_joined_is_a_category() -> None:
+    text = ("# 常见问题\n\n### 如何修改默认主题？\n\n修改变量。\n\n## 错误和警告\n\n以下是常见的错误。\n\n"
+            "### 绑定事件时引发编译错误 CS1503\n\n使用 lambda。\n\n### Col 组件的告警\n\n升级版本。\n\n"
+            "### 表格组件的 Column 与图表的 Column 命名冲突\n\n写全命名空间。\n")
+    questions = [e.question for e in segment_markdown(text, file_name="faq.md").entries]
+    assert "错误和警告" not in questions and "绑定事件时引发编译错误 CS1503" in questions

@@ -641,11 +641,12 @@ def _fallback(section: Section, decision: SectionDecision, readings: list[Group]
         decision.chosen = PART_OF_THE_ANSWER_BEFORE
     elif not section.is_leaf and _mostly_questions(section):
         decision.chosen = "a category of question headings: its text stays on the document page"
-    elif not section.is_leaf and is_faq_section(section.title) and \
+    elif not section.is_leaf and (is_faq_section(section.title) or is_generic(section.title)) and \
             not all(is_answer_part(c.title) for c in section.children):
         # `## Storage Device FAQ` over warnings and its `###` topics, `## 一、常见问题与解决方案` over a line of
-        # introduction and its `### 1.` … `### 10.`: its text introduces them
-        decision.chosen = "names an FAQ over its questions: a category, its text stays on the document page"
+        # introduction and its `### 1.` … `### 10.`, `## 错误和警告` over its errors: its text introduces them
+        decision.chosen = "names an FAQ or a kind of problem over its questions: a category, its text stays on the " \
+                          "document page"
     elif _numbers_its_questions(section, reading):
         decision.chosen = "numbered over the numbered questions under it (`3.` over `3.1`, `3.2`): a category"
     elif _navigation_only(section, readings, reading.lines):

@@ -133,9 +133,10 @@ ERROR_WORDS = re.compile(
 EMOJI_SHORTCODE = re.compile(r"\(\s*:[a-z0-9_+-]+:\s*\)|(?<![\w:]):[a-z0-9_+-]+:(?![\w:])")
 TABLE_QUESTION_HEADER = re.compile(r"(?i)报错|错误|error|问题|question|issue|症状|symptom|现象|message|problem")
 GENERIC_TITLES = {
-    "note", "notes", "tip", "tips", "other", "others", "misc", "error", "errors", "warning",
-    "注意", "备注", "提示", "其他", "其它", "说明", "报错", "错误", "问题",
+    "note", "notes", "tip", "tips", "other", "others", "misc", "error", "errors", "warning", "warnings",
+    "注意", "备注", "提示", "其他", "其它", "说明", "报错", "错误", "问题", "警告", "告警",
 }
+GENERIC_JOIN = re.compile(r"\s+and\s+|\s*[&/、]\s*|以及|和|与|及")  # `Errors and Warnings`, `错误和警告`
 # A file named like this is a project's front page: without an FAQ section it has no entries.
 README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 
@@ -245,8 +246,9 @@ def names_a_group(title: str) -> bool:
 
 
 def is_generic(title: str) -> bool:
-    """A title that says nothing without its section (`Note`, `报错`, `4 错误`)."""
-    return TITLE_NUMBER.sub("", title.strip(), count=1).strip(" :：.。!！").lower() in GENERIC_TITLES
+    """A title that says nothing without its section (`Note`, `报错`, `4 错误`, `错误和警告`)."""
+    words = TITLE_NUMBER.sub("", title.strip(), count=1).strip(" :：.。!！").lower()
+    return all(part in GENERIC_TITLES for part in GENERIC_JOIN.split(words))
 
 
 def heading_score(title: str) -> float:
