@@ -49,3 +49,14 @@ def test_the_server_starts_without_loading_the_ingest_pipeline() -> None:
              "print(sorted(m for m in ('app.ingest.pipeline', 'pypinyin', 'alembic') if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"
+
+
+def test_every_data_file_the_app_reads_is_packaged() -> None:
+    # The image installs the project as a wheel: a data file no package-data pattern names is not there.
+    from fnmatch import fnmatch
+
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["app"]
+    data = [path.relative_to(REPO / "app").as_posix() for path in (REPO / "app").glob("*/data/*") if path.is_file()]
+    assert "ingest/data/technical-lexicon.tsv" in data
+    assert [path for path in data if not any(fnmatch(path, pattern) for pattern in patterns)] == []

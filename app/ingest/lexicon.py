@@ -55,6 +55,14 @@ def _run_words(run: str) -> tuple[str, ...]:
     return tuple(w for w in jieba.cut(run) if len(w) >= 2 and w not in CHINESE_FUNCTION_WORDS)
 
 
+def pair_words(english_text: str, chinese_text: str) -> tuple[dict[str, str], set[str]]:
+    """The words one aligned pair may teach: its English content words (stem → surface form) that the Chinese text
+    does not also hold (shared, not translated), and the Chinese text's words."""
+    english = _english_words(english_text)
+    shared = set(_english_words(chinese_text))
+    return {s: w for s, w in english.items() if s not in shared}, _chinese_words(chinese_text)
+
+
 def mine_lexicon(pairs: Iterable[tuple[str, str]], min_pairs: int = MIN_PAIRS,
                  min_dice: float = MIN_DICE) -> list[list[str]]:
     """[English word, Chinese word] groups that translate each other in the aligned (en, zh) texts: seen together
@@ -70,11 +78,7 @@ def mine_lexicon(pairs: Iterable[tuple[str, str]], min_pairs: int = MIN_PAIRS,
     count = 0
     for english_text, chinese_text in pairs:
         count += 1
-        english = _english_words(english_text)
-        # An English word the Chinese text also holds is shared, not translated.
-        shared = set(_english_words(chinese_text))
-        english = {s: w for s, w in english.items() if s not in shared}
-        chinese = _chinese_words(chinese_text)
+        english, chinese = pair_words(english_text, chinese_text)
         for s, w in english.items():
             surface.setdefault(s, w)
         english_df.update(english.keys())

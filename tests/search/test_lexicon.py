@@ -137,6 +137,15 @@ def test_the_technical_lexicon_knows_senses_the_dictionary_lacks(tmp_path: Path)
     assert [hit["title"] for hit in hits][:1] == ["VNote crashes when opening a note"]
 
 
+def test_the_shipped_lexicon_keeps_only_words_that_pair_across_projects() -> None:
+    from measure.technical_lexicon import projects_teaching
+
+    pairs = [("genome", "Contigs are too short", "染色体的 contig 太短"), ("genome", "Contig order", "染色体排序"),
+             ("app", "The app crashes on start", "应用启动时崩溃"), ("editor", "VNote crashes", "VNote 崩溃了")]
+    assert projects_teaching(["crashes", "崩溃"], pairs) == {"app", "editor"}
+    assert projects_teaching(["contig", "染色体"], pairs) == {"genome"}  # one project's subject, not a translation
+
+
 def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:
     thesaurus = Thesaurus([([["memory fragmentation", "内存碎片"], ["显存", "GPU memory"]], 0.5)])
     found = thesaurus.mentioned("训练时内存碎片很多", set())
