@@ -101,17 +101,23 @@ def test_a_chinese_query_reaches_an_english_answer_through_words_no_entry_writes
     assert ["重试", "retry"] in groups  # no entry writes 重试; the English ones write its sense
     # Its commonest sense alone: "machine" must not reach "apparatus" through a Chinese word no entry holds.
     assert not any("machine" in group and "apparatus" in group for group in groups)
+    page = "# Uploads\n\n## Can I retry a failed upload?\n\nYes: run `up --again`.\n\n" + "".join(
+        f"## Why does step {k} fail?\n\nCheck the log of step {k}.\n\n" for k in range(30))
+    assert _best_by_words(tmp_path, page, "怎么重试") == "Can I retry a failed upload?"
+
+
+def _best_by_words(tmp_path: Path, english_page: str, query: str) -> str:
+    """The title of the best entry by words for `query` over one English page."""
     content = tmp_path / "content"
     content.mkdir()
-    _write(content, "upload.en.md", "# Uploads\n\n## Can I retry a failed upload?\n\nYes: run `up --again`.\n\n"
-           + "".join(f"## Why does step {k} fail?\n\nCheck the log of step {k}.\n\n" for k in range(30)))
+    _write(content, "page.en.md", english_page)
     settings = settings_for(tmp_path, content)
     run_ingest(settings, progress=False)
     from app.main import create_app
 
     with InProcessClient(create_app(settings)) as client:
-        hits = client.get("/api/v1/search", params={"q": "怎么重试", "mode": "lexical"}).json()["results"]
-    assert [hit["title"] for hit in hits][:1] == ["Can I retry a failed upload?"]
+        hits = client.get("/api/v1/search", params={"q": query, "mode": "lexical"}).json()["results"]
+    return str(hits[0]["title"]) if hits else ""
 
 
 def test_a_sense_the_entries_use_counts_however_far_down_the_dictionary_lists_it() -> None:
@@ -124,17 +130,9 @@ def test_a_sense_the_entries_use_counts_however_far_down_the_dictionary_lists_it
 def test_the_technical_lexicon_knows_senses_the_dictionary_lacks(tmp_path: Path) -> None:
     assert ("crash", "崩溃") in technical_lexicon()  # CC-CEDICT: "to collapse; to crumble; to fall apart"
     assert ["崩溃", "crash"] in dictionary_lexicon(["VNote crashes when opening a note"])
-    content = tmp_path / "content"
-    content.mkdir()
-    _write(content, "app.en.md", "# App\n\n## VNote crashes when opening a note\n\nDelete the session file.\n\n"
-           + "".join(f"## How do I set option {k}?\n\nSee the settings page, section {k}.\n\n" for k in range(30)))
-    settings = settings_for(tmp_path, content)
-    run_ingest(settings, progress=False)
-    from app.main import create_app
-
-    with InProcessClient(create_app(settings)) as client:
-        hits = client.get("/api/v1/search", params={"q": "打开笔记时程序崩溃", "mode": "lexical"}).json()["results"]
-    assert [hit["title"] for hit in hits][:1] == ["VNote crashes when opening a note"]
+    page = "# App\n\n## VNote crashes when opening a note\n\nDelete the session file.\n\n" + "".join(
+        f"## How do I set option {k}?\n\nSee the settings page, section {k}.\n\n" for k in range(30))
+    assert _best_by_words(tmp_path, page, "打开笔记时程序崩溃") == "VNote crashes when opening a note"
 
 
 def test_the_shipped_lexicon_keeps_only_words_that_pair_across_projects() -> None:
