@@ -32,6 +32,7 @@ GLOSS = re.compile(r"[a-z]{3,}(?: [a-z]{3,})?")  # one or two plain words: "time
 ENGLISH_WORD = re.compile(r"[a-z]{3,}")
 NOT_A_TRANSLATION = re.compile(r"^(?:cl:|variant of|old variant|see |surname|abbr|used in|also written|classifier)")
 MAX_GLOSSES = 3  # common senses of a Chinese word: the dictionary lists them first
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "without", "unable"})
 MAX_SHARED_GLOSS = 4  # an English gloss of more of the portal's Chinese words than this is too vague
 TECHNICAL_LEXICON = Path(__file__).parent / "data" / "technical-lexicon.tsv"
 
@@ -109,17 +110,24 @@ def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
             # The senses the entries use, however far down the dictionary lists them (导出 is "to derive" first
             # and "to export (data)" sixth); when they use none (the answers are only in Chinese), the common
             # senses, so an English question still reaches the Chinese answer.
-            kept = [g for g in glosses if all(stem(part) in stems for part in g.split())]
+            kept = [g for k, g in enumerate(glosses)
+                    if _plain_sense(g, k) and all(stem(part) in stems for part in g.split())]
             present[word] = kept or list(glosses[:MAX_GLOSSES])
     groups = _specific(present)
     # A Chinese reader's word that no entry writes, whose sense the English entries do: the way from a Chinese
     # question to an answer only in English.
     held = _held_glosses(stems)
     absent = {word: kept for word, glosses in senses() if word not in present
-              and (kept := [g for g in glosses if g in held])}
+              and (kept := [g for k, g in enumerate(glosses) if g in held and _plain_sense(g, k)])}
     # Its commonest sense the entries use, alone: an English word of a query must not reach another English
     # word through a Chinese one no entry holds ("machine" → 机器 → "apparatus").
     return groups + [[word, glosses[0]] for word, glosses in absent.items()]
+
+
+def _plain_sense(gloss: str, rank: int) -> bool:
+    """Whether a sense names a thing or an act: any of the common ones, and further down only glosses of content words
+    (不足's seventh and eighth, "not worth" and "cannot", would match half the entries of a troubleshooting FAQ)."""
+    return rank < MAX_GLOSSES or not any(word in STOP_WORDS or word in NEGATIONS for word in gloss.split())
 
 
 def _specific(words: dict[str, list[str]]) -> list[list[str]]:

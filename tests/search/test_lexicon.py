@@ -189,3 +189,9 @@ def test_a_chinese_run_repeated_across_pairs_is_cut_once(monkeypatch: pytest.Mon
     lexicon._run_words.cache_clear()
     assert mine_lexicon(repeated) == expected
     assert cut and len(cut) == len(set(cut)) and "请检查配置文件" in cut
+
+
+def test_a_sense_far_down_the_dictionary_counts_only_when_it_names_something() -> None:
+    # 不足 is "insufficient", "lacking", "deficiency" … then "not worth", "cannot": words half the entries use.
+    groups = dictionary_lexicon(["显存不足怎么办？", "The model cannot load: memory is not worth the cost"])
+    assert not any(group[0] == "不足" and ("cannot" in group or "not worth" in group) for group in groups)
