@@ -71,15 +71,25 @@ def build(folders: Sequence[Path]) -> tuple[list[list[str]], int]:
         print(f"{folder.name}: {len(found)} translation pairs", file=sys.stderr)
         pairs += found
     groups = mine_lexicon([(english, chinese) for _, english, chinese in pairs], MIN_PAIRS, MIN_DICE)
-    return [group for group in groups if len(projects_teaching(group, pairs)) >= MIN_PROJECTS], len(pairs)
+    taught = taught_words(pairs)
+    return [group for group in groups if len(projects_teaching(group, taught)) >= MIN_PROJECTS], len(pairs)
 
 
-def projects_teaching(group: list[str], pairs: Sequence[Pair]) -> set[str]:
+Taught = list[tuple[str, set[str], set[str]]]  # (project, English stems, Chinese words) of each pair
+
+
+def taught_words(pairs: Sequence[Pair]) -> Taught:
+    """The words each translation pair may teach (read once, not once per group)."""
+    return [(project, set(english), chinese)
+            for project, english_text, chinese_text in pairs
+            for english, chinese in [pair_words(english_text, chinese_text)]]
+
+
+def projects_teaching(group: list[str], taught: Taught) -> set[str]:
     """The projects with a translation pair that holds both words of an [English, Chinese] group."""
     english, chinese = group
     wanted = stem(english)
-    return {project for project, english_text, chinese_text in pairs
-            if chinese in (words := pair_words(english_text, chinese_text))[1] and wanted in words[0]}
+    return {project for project, stems, words in taught if chinese in words and wanted in stems}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

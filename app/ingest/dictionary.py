@@ -117,11 +117,10 @@ def dictionary_lexicon(texts: Iterable[str]) -> list[list[str]]:
     # A Chinese reader's word that no entry writes, whose sense the English entries do: the way from a Chinese
     # question to an answer only in English.
     held = _held_glosses(stems)
-    absent = {word: kept for word, glosses in senses() if word not in present
-              and (kept := [g for k, g in enumerate(glosses) if g in held and _plain_sense(g, k)])}
     # Its commonest sense the entries use, alone: an English word of a query must not reach another English
     # word through a Chinese one no entry holds ("machine" → 机器 → "apparatus").
-    return groups + [[word, glosses[0]] for word, glosses in absent.items()]
+    return groups + [[word, sense] for word, glosses in senses() if word not in present
+                     and (sense := next((g for k, g in enumerate(glosses) if g in held and _plain_sense(g, k)), None))]
 
 
 def _plain_sense(gloss: str, rank: int) -> bool:

@@ -136,12 +136,13 @@ def test_the_technical_lexicon_knows_senses_the_dictionary_lacks(tmp_path: Path)
 
 
 def test_the_shipped_lexicon_keeps_only_words_that_pair_across_projects() -> None:
-    from measure.technical_lexicon import projects_teaching
+    from measure.technical_lexicon import projects_teaching, taught_words
 
     pairs = [("genome", "Contigs are too short", "染色体的 contig 太短"), ("genome", "Contig order", "染色体排序"),
              ("app", "The app crashes on start", "应用启动时崩溃"), ("editor", "VNote crashes", "VNote 崩溃了")]
-    assert projects_teaching(["crashes", "崩溃"], pairs) == {"app", "editor"}
-    assert projects_teaching(["contig", "染色体"], pairs) == {"genome"}  # one project's subject, not a translation
+    taught = taught_words(pairs)
+    assert projects_teaching(["crashes", "崩溃"], taught) == {"app", "editor"}
+    assert projects_teaching(["contig", "染色体"], taught) == {"genome"}  # one project's subject, not a translation
 
 
 def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:

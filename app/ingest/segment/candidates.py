@@ -590,7 +590,7 @@ def details_group(section: Section, lines: list[str]) -> Group | None:
     rule = "admonition with a question title" if admonitions else "`<details>` with a question `<summary>`"
     what = "admonition titles" if admonitions else "`<summary>` lines"
     group = Group(kind="details", rule=rule, line=section.details[0].start,
-                  qualifies=True, why=f"{len(section.details)} {what} ask a question")
+                  why=f"{len(section.details)} {what} ask a question")
     for details in section.details:
         body = _dedent(lines[details.body_start:details.end], most=details.indent) if details.indent else \
             lines[details.body_start:details.end]

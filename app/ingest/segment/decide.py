@@ -226,6 +226,8 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
                                for n in orphan_answers(section, first)]
     if title_section is not None and (not document.entries or _parts_of_its_title(document.entries, title_section)) \
             and _one_question_page(title_section, scoped, document.says_faq):
+        for made in (d for d in document.decisions if d.entries):  # the sub-headings cut as entries are its answer
+            made.chosen, made.entries = "a part of the answer to the page's title", 0
         document.entries = []
         reading.absorbed.clear()
         decision = SectionDecision(title=title_section.title, line=title_section.heading_line + 1, chosen="")
