@@ -1084,3 +1084,15 @@ def test_a_heading_of_generic_words_joined_is_a_category() -> None:
             "### 表格组件的 Column 与图表的 Column 命名冲突\n\n写全命名空间。\n")
     questions = [e.question for e in segment_markdown(text, file_name="faq.md").entries]
     assert "错误和警告" not in questions and "绑定事件时引发编译错误 CS1503" in questions
+
+
+def test_a_heading_that_says_where_to_ask_when_no_answer_helped_is_not_an_entry() -> None:
+    text = ("# FAQ\n\n## Why doesn't my prompt look like the preview?\n\nInstall a Nerd Font.\n\n"
+            "## What's the weird symbol before the branch?\n\nA powerline glyph.\n\n"
+            "## Still can't find a solution?\n\nAsk on our Discord server or file an issue.\n")
+    assert [e.question for e in segment_markdown(text, file_name="faq.md").entries] == [
+        "Why doesn't my prompt look like the preview?", "What's the weird symbol before the branch?"]
+    chinese = ("# 常见问题\n\n## 为什么提示符和预览不一样？\n\n安装 Nerd Font。\n\n## 分支前的符号是什么？\n\n一个字形。\n\n"
+               "## 仍然没有找到答案？\n\n请到论坛提问。\n")
+    assert [e.question for e in segment_markdown(chinese, file_name="faq.md").entries] == [
+        "为什么提示符和预览不一样？", "分支前的符号是什么？"]

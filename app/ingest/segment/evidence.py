@@ -95,11 +95,11 @@ NAVIGATION_TITLE = re.compile(
     r"(?:any |got |have |more )?questions|"  # `## Questions?` over "file them at …": where to ask
     r"still (?:stuck|have questions|having (?:problems|issues|trouble)|unresolved|unsolved|"
     r"not (?:resolved|solved|fixed))|"
-    r"(?:did not|didn'?t) find (?:an|the|your) answer|more faqs?|"
+    r"(?:still )?(?:did not|didn'?t|can'?t|cannot|could ?n[o']t) find (?:an|the|your|a) (?:answer|solution)s?|more faqs?|"
     r"(?:not finding|(?:can'?t|cannot|could ?n[o']t|did ?n[o']t) find) what you(?:'re| are) looking for|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|关于我们|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档|文章)?|"
-    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
+    r"相关(?:链接|文档)|(?:延伸|扩展)阅读|翻译|其他语言|免责声明|还是没(?:有)?解决|(?:仍然|依然|还是)?(?:没有?|未)找到(?:答案|解决(?:方法|方案|办法))|问题(?:仍然|依然|还是)?无法解决|(?:仍然|依然|仍)(?:未|没有)解决|"
     r"还有(?:其他)?(?:问题|疑问)|更多(?:的)?\s*faq|p\.?\s?s\.?|"
     r"(?:更多|其他|其它)(?:问题|疑问)[，,]?\s*(?:请|可|可以|欢迎)?\s*(?:联系|反馈|提交|提issue).*|"
     r"(?:related|useful|recommended) (?:articles|links|reading)|辅助文章|相关文章|推荐阅读)\W*$"
