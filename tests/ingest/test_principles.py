@@ -127,6 +127,17 @@ def test_definition_list_terms_are_questions_and_their_definitions_answers() -> 
     assert entries[0].answer_markdown == "In the page's front matter:\n\n- Is `draft` set?\n\nChange the field."
 
 
+def test_a_definition_may_follow_its_term_after_a_blank_line_and_have_several_parts() -> None:
+    text = ("# 储能\n\n## 常见问题\n\n元件模型是否具有代表性？\n\n:   主要建立通用简化模型。\n\n能否设置 SOC 上下限？\n\n"
+            ":   不支持。\n\n元件的运行方式有哪几种？\n\n:   共有 2 种。\n\n:   1. **仿真功率**\n\n        录入蓄电策略。\n\n"
+            "仿真运行报错：\"compile python code failed\"\n\n:\n    请检查 Python 代码是否存在语法错误。\n")
+    entries = segment_markdown(text, file_name="index.md").entries
+    assert [e.question for e in entries] == ["元件模型是否具有代表性？", "能否设置 SOC 上下限？", "元件的运行方式有哪几种？",
+                                             '仿真运行报错："compile python code failed"']
+    assert entries[2].answer_markdown.startswith("共有 2 种。") and "仿真功率" in entries[2].answer_markdown
+    assert entries[3].answer_markdown.strip() == "请检查 Python 代码是否存在语法错误。"
+
+
 def test_question_n_is_a_label_and_a_labelled_list_beats_a_heading_that_asks() -> None:
     text = ("# FAQ\n\n## How do I use the CLI?\n\n- Question 1: How do I list jobs?\n\n  Run `jobs ls`.\n\n"
             "- Question 2: How do I stop one?\n\n  Run `jobs stop`.\n")

@@ -46,7 +46,7 @@ from app.ingest.text import plain_inline
 LIST_MARKER = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])(\s+|$)")
 BOLD_COLON = re.compile(r"^\*\*(.+?)\*\*\s*[:：]\s*(\S.*)$")
 STRAY_DETAILS_CLOSE = re.compile(r"(?im)^\s*</details>\s*$")
-DEFINITION = re.compile(r"^[ \t]{0,3}:[ \t]+")  # a definition list's `: answer` line under its term
+DEFINITION = re.compile(r"^[ \t]{0,3}:(?:[ \t]+|$)")  # a definition list's `: answer` line under its term
 QUOTE_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?")
 MIN_LIST_SHARE = 0.5  # of a list's items that must look like questions or errors
 CODE_SPAN = re.compile(r"`+[^`]*`+")
@@ -459,10 +459,23 @@ def _is_bold_question(block: SyntaxTreeNode, lines: list[str], least: float = 0.
     return match is not None and question_score(TAG.sub("", bold_text(match))) >= least
 
 
-def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
-    """A definition list's term: one line, then `: ` and the definition (Hugo, PHP Markdown Extra, Pandoc)."""
+def _definition_line(block: SyntaxTreeNode, lines: list[str]) -> int | None:
+    """Where the definition of a definition list's term starts, if `block` is one: its one line, then `: ` and the
+    definition, on the next line or after blank lines (Hugo, PHP Markdown Extra, Pandoc allow both)."""
+    if block.type != "paragraph":
+        return None
     start, end = span(block)
-    return block.type == "paragraph" and end - start >= 2 and bool(DEFINITION.match(lines[start + 1]))
+    if DEFINITION.match(lines[start]):  # a term's second definition, not a term
+        return None
+    if end - start >= 2:
+        return start + 1 if DEFINITION.match(lines[start + 1]) else None
+    below = next((n for n in range(end, len(lines)) if lines[n].strip()), None)
+    return below if below is not None and DEFINITION.match(lines[below]) else None
+
+
+def _is_definition_term(block: SyntaxTreeNode, lines: list[str]) -> bool:
+    """A definition list's term (see `_definition_line`)."""
+    return _definition_line(block, lines) is not None
 
 
 def _answered_below(section: Section) -> bool:
@@ -510,8 +523,11 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
         answer_end = span(labelled[i + 1])[0] if i + 1 < len(labelled) else section.end_line
         if rule == "definition list term":
             question_end = start + 1
-            answer_lines = [DEFINITION.sub("", source_lines[question_end], count=1),
-                            *_dedent(source_lines[question_end + 1:answer_end], most=4)]
+            definition = _definition_line(block, lines) or question_end
+            # a term may have several definitions, each opening with `: `: all of them answer it
+            answer_lines = [DEFINITION.sub("", source_lines[definition], count=1),
+                            *(DEFINITION.sub("", line, count=1)
+                              for line in _dedent(source_lines[definition + 1:answer_end], most=4))]
         else:
             # The question ends at an answer label, or at the end of a line that asks when the paragraph goes on
             # (`Q1：ADD JAR语法如何支持s3路径？` then its answer on the next line).
