@@ -108,9 +108,10 @@ eval-real-content: install
 	cd $(CORPORA) && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
 
 # The same, over FAQs and queries the ranking was never tuned on: eval/fresh/ (issue 10); eval/fresh3/, a check
-# on settings chosen on the two sets above; eval/fresh4/, eval/fresh5/, eval/fresh6/ and eval/fresh7/, for checking, not for
-# tuning (each eval/queries-<set>.SOURCES.md says how it was built). Each is ingested into its own scratch folder.
-FRESH_SETS := fresh fresh3 fresh4 fresh5 fresh6 fresh7
+# on settings chosen on the two sets above; eval/fresh4/, eval/fresh5/, eval/fresh6/, eval/fresh7/ and eval/fresh8/, for
+# checking, not for tuning (each eval/queries-<set>.SOURCES.md says how it was built). Each is ingested into its own
+# scratch folder.
+FRESH_SETS := fresh fresh3 fresh4 fresh5 fresh6 fresh7 fresh8
 eval_dir = $(or $(TMPDIR),/tmp)/faq-eval-$(1)
 $(addprefix eval-,$(FRESH_SETS)): eval-%: install
 	rm -rf $(call eval_dir,$*)/content && mkdir -p $(call eval_dir,$*) && cp -r eval/$* $(call eval_dir,$*)/content
