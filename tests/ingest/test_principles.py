@@ -13,6 +13,7 @@ import pytest
 from app.cli import main
 from app.ingest.pipeline import IngestReport, read_document
 from app.ingest.segment import segment_markdown
+from app.ingest.segment.evidence import strip_numbering
 from app.ingest.sources import SourceFile
 from tests.conftest import CONTENT, REPO
 
@@ -128,12 +129,13 @@ def test_definition_list_terms_are_questions_and_their_definitions_answers() -> 
 
 
 def test_a_definition_may_follow_its_term_after_a_blank_line_and_have_several_parts() -> None:
-    text = ("# 储能\n\n## 常见问题\n\n元件模型是否具有代表性？\n\n:   主要建立通用简化模型。\n\n能否设置 SOC 上下限？\n\n"
-            ":   不支持。\n\n元件的运行方式有哪几种？\n\n:   共有 2 种。\n\n:   1. **仿真功率**\n\n        录入蓄电策略。\n\n"
+    text = ("# 储能\n\n## 常见问题\n\n元件模型是否具有代表性？\n\n:   主要建立通用简化模型。\n\n"
+            "能否设置 SOC 上下限？\n\n:   不支持。\n\n元件的运行方式有哪几种？\n\n:   共有 2 种。\n\n"
+            ":   1. **仿真功率**\n\n        录入蓄电策略。\n\n"
             "仿真运行报错：\"compile python code failed\"\n\n:\n    请检查 Python 代码是否存在语法错误。\n")
     entries = segment_markdown(text, file_name="index.md").entries
-    assert [e.question for e in entries] == ["元件模型是否具有代表性？", "能否设置 SOC 上下限？", "元件的运行方式有哪几种？",
-                                             '仿真运行报错："compile python code failed"']
+    assert [e.question for e in entries] == ["元件模型是否具有代表性？", "能否设置 SOC 上下限？",
+                                             "元件的运行方式有哪几种？", '仿真运行报错："compile python code failed"']
     assert entries[2].answer_markdown.startswith("共有 2 种。") and "仿真功率" in entries[2].answer_markdown
     assert entries[3].answer_markdown.strip() == "请检查 Python 代码是否存在语法错误。"
 
@@ -1103,7 +1105,58 @@ def test_a_heading_that_says_where_to_ask_when_no_answer_helped_is_not_an_entry(
             "## Still can't find a solution?\n\nAsk on our Discord server or file an issue.\n")
     assert [e.question for e in segment_markdown(text, file_name="faq.md").entries] == [
         "Why doesn't my prompt look like the preview?", "What's the weird symbol before the branch?"]
-    chinese = ("# 常见问题\n\n## 为什么提示符和预览不一样？\n\n安装 Nerd Font。\n\n## 分支前的符号是什么？\n\n一个字形。\n\n"
+    chinese = ("# 常见问题\n\n## 为什么提示符和预览不一样？\n\n安装 Nerd Font。\n\n"
+               "## 分支前的符号是什么？\n\n一个字形。\n\n"
                "## 仍然没有找到答案？\n\n请到论坛提问。\n")
     assert [e.question for e in segment_markdown(chinese, file_name="faq.md").entries] == [
         "为什么提示符和预览不一样？", "分支前的符号是什么？"]
+
+
+def test_a_heading_that_says_something_fails_is_an_entry_with_its_own_text_over_a_question_below_it() -> None:
+    text = ("# FAQ\n\n### Unable to Receive Push Notifications\n\nCheck the network.\n\n### Push Usage Limit\n\n"
+            "None for normal use.\n\n### Push Fails Due to Special Characters (e.g., links)\n\n"
+            "This happens when the URL is "
+            "not properly encoded.\n\n```sh\n# Final URL becomes:\nhttps://api.day.app/key/a/b/c/\n# Correct:\n"
+            "https://api.day.app/key/a%2Fb%2Fc%2F\n```\n\nAlways encode parameters.\n\n"
+            "#### How to ensure privacy and security\n\nSee the privacy page.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries][-2:] == ["Push Fails Due to Special Characters (e.g., links)",
+                                                  "How to ensure privacy and security"]
+    assert "Always encode parameters." in entries[-2].answer_markdown
+
+
+def test_numbered_lines_with_nothing_under_them_are_the_answer_they_stand_in_not_questions() -> None:
+    text = ("#### 推送使用次数限制\n正常使用无任何限制，异常使用<b> IP 会被 BAN 24小时</b>  \n"
+            "同一时刻建立了超过 1000 条 TCP 链接，新增的请求将被拒绝。\n\n被BAN规则：\n"
+            "1. 5分钟内超过 1000 次错误请求（HTTP状态码为 400 404 500 等）\n2. 5分钟内超过 5 次 405 错误请求\n"
+            "3. 5分钟内超过 5 次错误请求，并且 User-Agent 为 “*Mozilla/5.0”\n\n> 自行部署的 Bark-Server 无以上限制\n\n"
+            "#### 莫名收到未知推送，比如 \"Empty Message\"\n可能的原因：<br>\n"
+            "1. Safari 自动补全成 Bark API 的 URL，预加载触发推送。\n"
+            "2. 微信会不定时的请求 URL 触发推送。\n3. 推送 Key 泄露，推荐在服务器列表页面重置 Key。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ["推送使用次数限制", '莫名收到未知推送，比如 "Empty Message"']
+    assert "405 错误请求" in entries[0].answer_markdown
+
+
+def test_a_section_number_is_taken_off_a_title_whole_and_a_version_never() -> None:
+    assert strip_numbering("7.5 `scripts/download.sh` failed") == "`scripts/download.sh` failed"
+    assert strip_numbering("1.2 How Do I Use an SD Card?") == "How Do I Use an SD Card?"
+    assert strip_numbering("3.2、异因二：索引模板错误") == "异因二：索引模板错误"
+    assert strip_numbering("1. 1.如何更新数据") == "如何更新数据"
+    assert strip_numbering("9、 2.6.100 升级到 3.0.100 后无法连接") == "2.6.100 升级到 3.0.100 后无法连接"
+    assert strip_numbering("32) 127.0.0.1:7777 port already bound") == "127.0.0.1:7777 port already bound"
+    assert strip_numbering("Q：3.6.4以上版本设置导航栏颜色无效？") == "3.6.4以上版本设置导航栏颜色无效？"
+    assert strip_numbering("Q：39. 1.4.2及以下版本回滚时抛出异常？") == "1.4.2及以下版本回滚时抛出异常？"
+    title = segment_markdown("# FAQ\n\n## 7. Others\n\n### 7.5 `download.sh` failed\n\nRetry.\n", file_name="FAQ.md")
+    assert [e.title for e in title.entries] == ["download.sh failed"]
+
+
+def test_a_table_of_contents_called_directory_is_navigation_even_with_a_sentence_under_it() -> None:
+    text = ("# FAQ\n\n## Directory\n\n* [1 Environment problems](#1-environment-problems)\n"
+            "* [2 Model problems](#2-model-problems)\n\nWe have listed some common problems and their solutions.\n\n"
+            "## 1 Environment problems\n### 1.1 The installation guide is in [the documentation](./install.md).\n\n"
+            "### 1.2 How Do I Use an SD Card to update Firmware in SoC Mode\n"
+            "Download the SDK and refresh the firmware.\n\n"
+            "## 2 Model problems\n### 2.1 How to jit.trace the Pytorch Model\nUse torch 1.8.\n")
+    assert [e.question for e in segment_markdown(text, file_name="FAQ.md").entries] == [
+        "1.2 How Do I Use an SD Card to update Firmware in SoC Mode", "2.1 How to jit.trace the Pytorch Model"]

@@ -155,14 +155,19 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         navigation = sum(f["link_only"] for _, f in facts)
         asking = sum((u.score > 0 or f["bold"]) and not f["answer_part"] for u, f in facts)
         bodies = sum(f["body"] for _, f in facts)
+        answered = sum(bool(u.answer.strip()) for u, _ in facts)
+        titled = sum(_titled(u, f) for u, f in facts)
         bold_colon = sum(f["bold_colon"] for _, f in facts)
         topics = sum(f["body"] and f["short"] and not f["answer_part"] for _, f in facts)
         group.navigation = navigation * 2 >= count
         if group.navigation:
             group.why = f"{navigation} of {count} items are only a link: navigation"
-        elif ordered and asking / count >= MIN_LIST_SHARE and (count >= 2 or _titled(*facts[0])):
+        elif ordered and asking / count >= MIN_LIST_SHARE and (count >= 2 or _titled(*facts[0])) and \
+                max(answered, titled) / count >= MIN_LIST_SHARE:
             # One numbered item is a question only when it is set out as one (`1. **Exec docker**`):
-            # `1. 输入的数据量低。2. …` on the line under the answer's sentence is that answer going on.
+            # `1. 输入的数据量低。2. …` on the line under the answer's sentence is that answer going on. Numbered
+            # lines with nothing under them that are not set out as questions answer nothing: `被BAN规则：` ›
+            # `1. 5分钟内超过 1000 次错误请求` are rules (a titled item may be answered after the list: `**A:** …`).
             group.qualifies = True
             group.why = f"{asking} of {count} items lead with a question, an error or a bold title"
         elif faq_scope and not ordered and bold_colon * 2 >= count and count >= 2:

@@ -85,7 +85,8 @@ TITLE_NUMBER = re.compile(
 # A heading that names navigation, a preface or the document's own business (where to get help, its
 # translations, how to contribute), never an entry: it asks nothing a reader searches for.
 NAVIGATION_TITLE = re.compile(
-    r"(?i)^\W*(?:navigation|contents|table of contents|toc|index|before you (?:read|ask|start|begin)|"
+    r"(?i)^\W*(?:navigation|contents|table of contents|toc|index|directory|catalog(?:ue)?|"
+    r"before you (?:read|ask|start|begin)|"
     r"目录|导航|索引|阅读须知|提问之前|提问前必读|在提问之前|"
     r"(?:getting|get|need|still need|more|further|where to get) help|help|(?:getting )?support|contact(?: us|s)?|"
     r"feedback|contributing|(?:how to )?contribute|contributions?|translations?|other languages|licen[cs]e|"
@@ -95,7 +96,8 @@ NAVIGATION_TITLE = re.compile(
     r"(?:any |got |have |more )?questions|"  # `## Questions?` over "file them at …": where to ask
     r"still (?:stuck|have questions|having (?:problems|issues|trouble)|unresolved|unsolved|"
     r"not (?:resolved|solved|fixed))|"
-    r"(?:still )?(?:did not|didn'?t|can'?t|cannot|could ?n[o']t) find (?:an|the|your|a) (?:answer|solution)s?|more faqs?|"
+    r"(?:still )?(?:did not|didn'?t|can'?t|cannot|could ?n[o']t) find (?:an|the|your|a) (?:answer|solution)s?|"
+    r"more faqs?|"
     r"(?:not finding|(?:can'?t|cannot|could ?n[o']t|did ?n[o']t) find) what you(?:'re| are) looking for|"
     r"说明|前言|序言|简介|介绍|概述|引言|写在前面|阅读说明|帮助|(?:获取|寻求|获得|更多)帮助|联系(?:我们|方式)?|关于我们|"
     r"(?:问题|意见)?反馈|(?:参与)?贡献|贡献指南|致谢|鸣谢|感谢|许可证?|开源协议|参考(?:资料|链接|文档|文章)?|"
@@ -110,7 +112,11 @@ _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中�
 LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*{_LANGUAGE}(?:\s*[|/·•,、]?\s*{_LANGUAGE})+\W*$")
 ANSWER_PREFIX = re.compile(
     r"^\s*(?:\*\*\s*(?:A|Answer|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer|答|回答|答复)\s*\d*\s*[:：])\s*")
-NUMBERING = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s+|^\s*\d{1,3}[.、]")
+# `1. `, `3、`, and a section's number whole: `7.5 ` (stripping only `7.` left `5 scripts/download.sh failed`)
+# (a version or an address is not a number: `2.6.100 升级到 …`, `127.0.0.1:7777 port already bound`).
+NUMBERING = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\s*[.、)）]\s+|^\s*\d{1,3}(?:\.\d{1,3})+(?:[.、](?![\d.])\s*|\s+)"
+                       r"|^\s*\d{1,3}[.、](?![\d.])")
+ITEM_NUMBER = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s*(?![\d.])")  # a second label: `1. 1.如何更新数据`, `Q: 1. …`
 QUESTION_WORDS = re.compile(
     r"(?ix)"
     r"[?？]\W*$"
@@ -122,7 +128,8 @@ LEAD_IN = re.compile(r"^[^?？]*[:：][\s*_`]*$")  # ends in a colon, no questio
 # A step that tells the reader to check something (`检查 key 是否配置正确`, `确认网络是否正常`): its 是否 is "whether".
 CHECK_STEP = re.compile(r"^\W*(?:请\s*)?(?:先\s*)?(?:检查|确认|确保|查看|核实|核对|排查|检测)[^?？]*$")
 ERROR_WORDS = re.compile(
-    r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|refused|"
+    r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|"
+    r"(?<![a-z-])fails?(?![a-z-])|refused|"
     r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
     r"not (?:accessible|working|responding|supported)|inaccessible|(?:doesn't|does not|won't|can not) work|"
     r"crash(?:es|ed|ing)?|panic(?:s|ked)?|hangs|freez(?:es|ing)|corrupt(?:ed|ion)?|"
@@ -144,9 +151,10 @@ README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 def strip_numbering(text: str) -> str:
     """The text without its leading labels (`1.`, `Q3:`, `**问题2：**`, `Q: 1.`); unchanged if that is all."""
     stripped = NUMBERING.sub("", text.strip(), count=1)
-    stripped = re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", stripped)
-    stripped = NUMBERING.sub("", Q_PREFIX.sub("", stripped, count=1), count=1)
-    return stripped or text.strip()
+    unlabelled = Q_PREFIX.sub("", re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", stripped),
+                              count=1)
+    stripped = ITEM_NUMBER.sub("", unlabelled, count=1)  # `9、 2.6.100 升级…` keeps its version
+    return stripped.strip() or text.strip()
 
 
 def is_question(text: str) -> bool:
