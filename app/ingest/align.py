@@ -99,13 +99,14 @@ class EntryPair:
 
     first: str
     second: str
-    method: str  # "anchors" | "moved" | "order" | "meaning" | "links.tsv"
+    method: str  # "anchors" | "moved" | "order" | "meaning" | "links.tsv" | "same page"
     score: float
 
     @property
     def confident(self) -> bool:
         """False for pairs an editor should confirm (`faq check` lists them)."""
-        return self.method in ("links.tsv", "meaning") or (self.method == "anchors" and self.score >= CONFIDENT)
+        return self.method in ("links.tsv", "meaning", "same page") or (
+            self.method == "anchors" and self.score >= CONFIDENT)
 
 
 @dataclass

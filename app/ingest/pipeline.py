@@ -17,7 +17,15 @@ from tqdm import tqdm
 
 from app.config import Settings
 from app.generations import ingest_turn
-from app.ingest.align import AlignableDocument, AlignableEntry, Alignment, LinkRules, Meaning, pair_documents
+from app.ingest.align import (
+    AlignableDocument,
+    AlignableEntry,
+    Alignment,
+    EntryPair,
+    LinkRules,
+    Meaning,
+    pair_documents,
+)
 from app.ingest.anchors import Glossary, extract_anchors
 from app.ingest.dates import change_dates, files_at
 from app.ingest.dictionary import dictionary_lexicon
@@ -314,6 +322,7 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
             entries=[AlignableEntry(entry_id, anchors[entry_id], e.title)
                      for entry_id, e in zip(d.entry_ids, d.entries, strict=True)])
         for d in documents], rules, meaning)
+    alignment.entries += same_page_pairs(documents, alignment.entries, rules)
     translations: dict[str, list[str]] = defaultdict(list)
     for pair in alignment.entries:
         translations[pair.first].append(pair.second)
@@ -322,6 +331,23 @@ def link_documents(documents: Sequence[ReadDocument], glossary: Sequence[Sequenc
                                 extract_anchors(strip_numbering(e.question), compiled))
                  for d in documents for entry_id, lang, e in zip(d.entry_ids, d.entry_langs, d.entries, strict=True)]
     return Links(alignment, related_entries(relatable, translations))
+
+
+def same_page_pairs(documents: Sequence[ReadDocument], found: Sequence[EntryPair], rules: LinkRules) -> list[EntryPair]:
+    """The translation pairs a page writes itself (a heading in each language over one answer in both), where
+    neither entry was paired across files and an editor did not forbid it."""
+    paired = {entry_id for pair in found for entry_id in (pair.first, pair.second)}
+    forbidden = {frozenset(pair) for pair in rules.forbid}
+    pairs = []
+    for document in documents:
+        at_line = {e.line: own for own, e in zip(document.entry_ids, document.entries, strict=True)}
+        for own, entry in zip(document.entry_ids, document.entries, strict=True):
+            if entry.twin_line is None or entry.twin_line < entry.line:  # each pair once, from its first heading
+                continue
+            twin = at_line.get(entry.twin_line)
+            if twin is not None and not {own, twin} & paired and frozenset((own, twin)) not in forbidden:
+                pairs.append(EntryPair(own, twin, "same page", 1.0))
+    return pairs
 
 
 def revised_entries(folder: Path, documents: Sequence[ReadDocument], links: Links,

@@ -1160,3 +1160,29 @@ def test_a_table_of_contents_called_directory_is_navigation_even_with_a_sentence
             "## 2 Model problems\n### 2.1 How to jit.trace the Pytorch Model\nUse torch 1.8.\n")
     assert [e.question for e in segment_markdown(text, file_name="FAQ.md").entries] == [
         "1.2 How Do I Use an SD Card to update Firmware in SoC Mode", "2.1 How to jit.trace the Pytorch Model"]
+
+
+def test_a_question_written_in_both_languages_over_both_answers_is_an_entry_in_each_paired_on_the_page(
+        tmp_path: Path) -> None:
+    from app.ingest.align import LinkRules
+    from app.ingest.pipeline import link_documents, read_documents
+
+    (tmp_path / "FAQ.md").write_text(
+        "# Leela Zero常见问题解答 #\n# Frequently Asked Questions about Leela Zero #\n\n"
+        "## 为什么网络不是每次都变强的 ##\n## Why doesn't the network get stronger every time ##\n\n"
+        "从谷歌的论文中可以发现，AZ的网络强度也是有起伏的。请保持耐心。\n\n"
+        "AZ also had this behavior. Please be patient.\n\n"
+        "## 对局结果错误 ##\n## Wrong score? ##\n\nLeela Zero使用Tromp-Taylor规则，并不去除死子。\n\n"
+        "Leela Zero uses Tromp-Taylor rules: dead stones are not removed.\n", encoding="utf-8")
+    documents = read_documents(tmp_path, IngestReport())
+    [document] = documents
+    assert [(e.question, lang) for e, lang in zip(document.entries, document.entry_langs, strict=True)] == [
+        ("为什么网络不是每次都变强的", "zh"), ("Why doesn't the network get stronger every time", "en"),
+        ("对局结果错误", "zh"), ("Wrong score?", "en")]
+    assert document.entries[0].answer_markdown == "从谷歌的论文中可以发现，AZ的网络强度也是有起伏的。请保持耐心。"
+    assert document.entries[3].answer_markdown == "Leela Zero uses Tromp-Taylor rules: dead stones are not removed."
+    questions = {i: e.question for i, e in zip(document.entry_ids, document.entries, strict=True)}
+    pairs = link_documents(documents, [], LinkRules()).alignment.entries
+    assert sorted((questions[p.first], questions[p.second], p.method) for p in pairs) == [
+        ("为什么网络不是每次都变强的", "Why doesn't the network get stronger every time", "same page"),
+        ("对局结果错误", "Wrong score?", "same page")]

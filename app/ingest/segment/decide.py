@@ -29,6 +29,7 @@ from pathlib import PurePosixPath
 
 from markdown_it.tree import SyntaxTreeNode
 
+from app.ingest.language import language_scores
 from app.ingest.segment.blocks import (
     Section,
     first_line_nodes,
@@ -112,6 +113,7 @@ class ParsedEntry:
     line: int  # 1-based source line of the question
     kind: str  # "heading" | "list" | "qa" | "table" | "details"
     rule: str = ""  # the reading that made it, in words
+    twin_line: int | None = None  # 1-based line of its translation on the same page (a heading in each language)
 
 
 @dataclass
@@ -210,8 +212,15 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     if empty:
         document.notes.append(f"{len(empty)} heading(s) with no text (line {', '.join(map(str, empty[:5]))}): "
                               "not entries")
-    for section in scoped:
+    for position, section in enumerate(scoped):
         if id(section) in reading.absorbed:
+            continue
+        twin = _translated_below(section, scoped[position + 1] if position + 1 < len(scoped) else None, lines)
+        if twin is not None:  # `## 为什么网络不是每次都变强的` over `## Why doesn't the network get stronger…`
+            reading.absorbed.add(id(twin))
+            decisions, entries = _twin_headings(section, twin, lines)
+            document.decisions += decisions
+            document.entries += entries
             continue
         decision, units, kind = _decide(section, reading.readings[id(section)], reading)
         document.decisions.append(decision)
@@ -895,6 +904,58 @@ def _table_of_contents(section: Section, readings: list[Group], lines: list[str]
         return False
     text = "\n".join(lines[section.start_line:section.end_line])
     return len(LINKS.findall(text)) >= 2 or "](#" in text
+
+
+TWIN_RULE = "heading over its translation's heading, the answer in both languages below: one entry in each"
+
+
+def _translated_below(section: Section, below: Section | None, lines: list[str]) -> Section | None:
+    """The heading right after `section` that translates it, when `section` has nothing under it and the one below
+    answers in both languages (a page that writes each question in Chinese, then in English, then both answers)."""
+    if below is None or section.heading is None or section.is_title or below.heading is None or \
+            _has_content(section) or section.children or below.children or below.level != section.level or \
+            below.path != section.path or not _has_content(below):
+        return None
+    first, second = _title_language(section.title), _title_language(below.title)
+    if first is None or second is None or first == second:
+        return None
+    parts = _by_language(below, lines)
+    return below if parts.get("zh", "").strip() and parts.get("en", "").strip() else None
+
+
+def _title_language(title: str) -> str | None:
+    """'zh' for a title with Chinese in it, 'en' for one in Latin words only, None for one with too little prose."""
+    han, latin = language_scores(title)
+    return "zh" if han >= 2 else "en" if han == 0 and latin >= 2 else None
+
+
+def _by_language(section: Section, lines: list[str]) -> dict[str, str]:
+    """The section's own text split by language: each paragraph, list or quote to its language; code, tables and
+    anything with too little prose to tell go to both."""
+    parts: dict[str, list[str]] = {"zh": [], "en": []}
+    for block in section.blocks:
+        start, end = span(block)
+        text = "\n".join(lines[start:end])
+        han, latin = language_scores(text)
+        if block.type in ("paragraph", "bullet_list", "ordered_list", "blockquote") and han + latin >= 3:
+            parts["zh" if han >= latin * 0.5 else "en"].append(text)
+        else:
+            parts["zh"].append(text)
+            parts["en"].append(text)
+    return {lang: trim("\n\n".join(texts)) for lang, texts in parts.items()}
+
+
+def _twin_headings(first: Section, second: Section, lines: list[str]
+                   ) -> tuple[list[SectionDecision], list[ParsedEntry]]:
+    """Two entries, one per heading, each answered by the text in its language; each names the other as its twin."""
+    parts = _by_language(second, lines)
+    decisions, entries = [], []
+    for this, other in ((first, second), (second, first)):
+        unit = Unit(question=this.source, title=this.title, answer=parts[_title_language(this.title) or "en"],
+                    line=this.heading_line, score=question_score(this.title))
+        entries.append(replace(_entry(unit, this, "heading", TWIN_RULE, True), twin_line=other.heading_line + 1))
+        decisions.append(SectionDecision(title=this.title, line=this.heading_line + 1, chosen=TWIN_RULE, entries=1))
+    return decisions, entries
 
 
 def _entry(unit: Unit, section: Section, kind: str, rule: str, own: bool) -> ParsedEntry:
