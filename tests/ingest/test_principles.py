@@ -1186,3 +1186,7 @@ def test_a_question_written_in_both_languages_over_both_answers_is_an_entry_in_e
     assert sorted((questions[p.first], questions[p.second], p.method) for p in pairs) == [
         ("为什么网络不是每次都变强的", "Why doesn't the network get stronger every time", "same page"),
         ("对局结果错误", "Wrong score?", "same page")]
+    # Outside an FAQ, headings that ask nothing are not read as questions in two languages.
+    guide = ("# 使用指南 / Guide\n\n## 安装\n## Installation\n\n运行安装脚本即可完成安装。\n\n"
+             "Run the install script to install it.\n")
+    assert "安装" not in [e.question for e in segment_markdown(guide, file_name="guide.md").entries]

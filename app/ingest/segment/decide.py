@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 
 from markdown_it.tree import SyntaxTreeNode
 
-from app.ingest.language import language_scores
+from app.ingest.language import detect_language, language_scores
 from app.ingest.segment.blocks import (
     Section,
     first_line_nodes,
@@ -215,7 +215,7 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
     for position, section in enumerate(scoped):
         if id(section) in reading.absorbed:
             continue
-        twin = _translated_below(section, scoped[position + 1] if position + 1 < len(scoped) else None, lines)
+        twin = _translated_below(section, scoped[position + 1] if position + 1 < len(scoped) else None, reading)
         if twin is not None:  # `## 为什么网络不是每次都变强的` over `## Why doesn't the network get stronger…`
             reading.absorbed.add(id(twin))
             decisions, entries = _twin_headings(section, twin, lines)
@@ -909,18 +909,21 @@ def _table_of_contents(section: Section, readings: list[Group], lines: list[str]
 TWIN_RULE = "heading over its translation's heading, the answer in both languages below: one entry in each"
 
 
-def _translated_below(section: Section, below: Section | None, lines: list[str]) -> Section | None:
+def _translated_below(section: Section, below: Section | None, reading: _Reading) -> Section | None:
     """The heading right after `section` that translates it, when `section` has nothing under it and the one below
-    answers in both languages (a page that writes each question in Chinese, then in English, then both answers)."""
-    if below is None or section.heading is None or section.is_title or below.heading is None or \
-            _has_content(section) or section.children or below.children or below.level != section.level or \
-            below.path != section.path or not _has_content(below):
+    answers in both languages (a page that writes each question in Chinese, then in English, then both answers),
+    in an FAQ or where the headings ask; never against a hint in front matter."""
+    if below is None or reading.forced is not None or section.heading is None or section.is_title or \
+            below.heading is None or _has_content(section) or section.children or below.children or \
+            below.level != section.level or below.path != section.path or not _has_content(below):
         return None
     first, second = _title_language(section.title), _title_language(below.title)
     if first is None or second is None or first == second:
         return None
-    parts = _by_language(below, lines)
-    return below if parts.get("zh", "").strip() and parts.get("en", "").strip() else None
+    if not reading.faq_document and heading_score(section.title) == 0 and heading_score(below.title) == 0:
+        return None
+    parts = _by_language(below, reading.lines)
+    return below if parts["zh"] and parts["en"] else None
 
 
 def _title_language(title: str) -> str | None:
@@ -936,12 +939,10 @@ def _by_language(section: Section, lines: list[str]) -> dict[str, str]:
     for block in section.blocks:
         start, end = span(block)
         text = "\n".join(lines[start:end])
-        han, latin = language_scores(text)
-        if block.type in ("paragraph", "bullet_list", "ordered_list", "blockquote") and han + latin >= 3:
-            parts["zh" if han >= latin * 0.5 else "en"].append(text)
-        else:
-            parts["zh"].append(text)
-            parts["en"].append(text)
+        prose = block.type in ("paragraph", "bullet_list", "ordered_list", "blockquote")
+        lang = detect_language(text, default="") if prose else ""
+        for side in (lang,) if lang else ("zh", "en"):
+            parts[side].append(text)
     return {lang: trim("\n\n".join(texts)) for lang, texts in parts.items()}
 
 
