@@ -1144,6 +1144,8 @@ def test_a_section_number_is_taken_off_a_title_whole_and_a_version_never() -> No
     assert strip_numbering("3.2、异因二：索引模板错误") == "异因二：索引模板错误"
     assert strip_numbering("1. 1.如何更新数据") == "如何更新数据"
     assert strip_numbering("9、 2.6.100 升级到 3.0.100 后无法连接") == "2.6.100 升级到 3.0.100 后无法连接"
+    assert strip_numbering("2.6.100 升级到 3.0.100 后无法连接") == "2.6.100 升级到 3.0.100 后无法连接"
+    assert strip_numbering("3.0 升级后无法启动") == "3.0 升级后无法启动"
     assert strip_numbering("32) 127.0.0.1:7777 port already bound") == "127.0.0.1:7777 port already bound"
     assert strip_numbering("Q：3.6.4以上版本设置导航栏颜色无效？") == "3.6.4以上版本设置导航栏颜色无效？"
     assert strip_numbering("Q：39. 1.4.2及以下版本回滚时抛出异常？") == "1.4.2及以下版本回滚时抛出异常？"

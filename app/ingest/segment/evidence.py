@@ -112,9 +112,10 @@ _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中�
 LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*{_LANGUAGE}(?:\s*[|/·•,、]?\s*{_LANGUAGE})+\W*$")
 ANSWER_PREFIX = re.compile(
     r"^\s*(?:\*\*\s*(?:A|Answer|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer|答|回答|答复)\s*\d*\s*[:：])\s*")
-# `1. `, `3、`, and a section's number whole: `7.5 ` (stripping only `7.` left `5 scripts/download.sh failed`)
-# (a version or an address is not a number: `2.6.100 升级到 …`, `127.0.0.1:7777 port already bound`).
-NUMBERING = re.compile(r"^\s*\d{1,3}(?:\.\d{1,3})*\s*[.、)）]\s+|^\s*\d{1,3}(?:\.\d{1,3})+(?:[.、](?![\d.])\s*|\s+)"
+# `1. `, `3、`, and a section's number whole: `7.5 ` (stripping only `7.` left `5 scripts/download.sh failed`);
+# a version or an address is not a number (`3.0 升级后…`, `2.6.100 升级到 …`, `127.0.0.1:7777 port already bound`):
+# sections count from 1 in one or two digits.
+NUMBERING = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s+|^\s*[1-9]\d?(?:\.[1-9]\d?)+(?:[.、)）](?![\d.])\s*|\s+)"
                        r"|^\s*\d{1,3}[.、](?![\d.])")
 ITEM_NUMBER = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s*(?![\d.])")  # a second label: `1. 1.如何更新数据`, `Q: 1. …`
 QUESTION_WORDS = re.compile(
