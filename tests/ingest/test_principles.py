@@ -1192,3 +1192,15 @@ def test_a_question_written_in_both_languages_over_both_answers_is_an_entry_in_e
     guide = ("# 使用指南 / Guide\n\n## 安装\n## Installation\n\n运行安装脚本即可完成安装。\n\n"
              "Run the install script to install it.\n")
     assert "安装" not in [e.question for e in segment_markdown(guide, file_name="guide.md").entries]
+
+
+def test_a_bold_question_may_ask_after_its_bold_and_go_on_with_its_answer_in_the_same_paragraph() -> None:
+    text = ("# 常见问题\n\n## 关于部署\n\n**方案主体的VPC为什么要NAT Gateway**?\n\n"
+            "lambda需要访问S3等服务，所以需要NAT Gateway。\n\n"
+            "**在连接RDS时，为什么需要Endpoint？**\n\n需要访问 Secrets Manager。\n\n## 关于模版\n"
+            "**Built-in 的数据标识符，有没有详细的说明？**\nBuilt-in数据标识符的列表，详见附录。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == [
+        "**方案主体的VPC为什么要NAT Gateway**?", "在连接RDS时，为什么需要Endpoint？",
+        "Built-in 的数据标识符，有没有详细的说明？"]
+    assert entries[2].answer_markdown == "Built-in数据标识符的列表，详见附录。"

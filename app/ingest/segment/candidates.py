@@ -460,8 +460,10 @@ def _is_bold_question(block: SyntaxTreeNode, lines: list[str], least: float = 0.
     if block.type != "paragraph":
         return False
     start, _ = span(block)
-    match = BOLD_LINE.match(lines[start].strip())
-    return match is not None and question_score(TAG.sub("", bold_text(match))) >= least
+    line = lines[start].strip()
+    asked_after = line.endswith(("?", "？")) and not BOLD_LINE.match(line)  # `**…为什么要NAT Gateway**?`
+    match = BOLD_LINE.match(line[:-1].rstrip() if asked_after else line)
+    return match is not None and question_score(TAG.sub("", bold_text(match)) + ("?" if asked_after else "")) >= least
 
 
 def _definition_line(block: SyntaxTreeNode, lines: list[str]) -> int | None:
@@ -536,8 +538,10 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
         else:
             # The question ends at an answer label, or at the end of a line that asks when the paragraph goes on
             # (`Q1：ADD JAR语法如何支持s3路径？` then its answer on the next line).
+            # A bold question is its bold first line: its answer may go on in the same paragraph.
             question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(source_lines[k])
-                                 or (rule == LABELLED_RULE and ASKED_AT_END.search(source_lines[k - 1]))), end)
+                                 or (rule == LABELLED_RULE and ASKED_AT_END.search(source_lines[k - 1]))
+                                 or rule == "bold question paragraph"), end)
             answer_lines = source_lines[question_end:answer_end]
         source = question_source(" ".join(line.strip() for line in source_lines[start:question_end]))
         answer = ANSWER_PREFIX.sub("", trim("\n".join(answer_lines)), count=1)
