@@ -68,6 +68,7 @@ PROBLEMS_LEAD_IN = re.compile(
     r"(?i)(?:常见|以下|下列|如下|这些|几个|一些)[^:：，,]{0,8}(?:问题|疑问|错误|报错)|(?:问题|错误|报错)(?:如下|有)|"
     r"(?:common|following|these|some|known) (?:questions|problems|issues|errors)")
 LABELLED_RULE = "`Q:` / `问：` paragraph"
+BOLD_RULE = "bold question paragraph"
 ASKED_AT_END = re.compile(r"[?？]\s*(?:\*\*|__)?\s*$")
 PROBLEM_LABEL = re.compile(r"^\W*问题\W*")  # `**问题：**`, unnumbered: "the problem", or "question"
 
@@ -504,7 +505,7 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
         labelled = bold = [b for b in section.blocks if _is_bold_question(b, lines)]
         if len(labelled) >= 2:  # among bold questions, a bold line in their rhythm that states a failure is one too
             labelled = [b for b in section.blocks if _is_bold_question(b, lines, least=ERROR_SCORE)]
-        rule, why = "bold question paragraph", "are a bold question"
+        rule, why = BOLD_RULE, "are a bold question"
         if len(labelled) < 2 and len(quotes := _quoted_questions(section, lines)) >= 2:
             labelled, rule, why = quotes, "quoted question paragraph", "are a one-line quote that asks, over an answer"
         elif len(labelled) < 2 and bold_topics and len(titles := bold_titles(section, lines)) >= bold_topics:
@@ -518,7 +519,7 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
             labelled = terms if len(terms) >= 2 else asking
             rule, why = "definition list term", "are definition list terms (`: answer` under them)"
             if not labelled and bold:  # one bold question: an entry where the document has more (`qa_total`)
-                labelled, rule, why = bold, "bold question paragraph", "are a bold question"
+                labelled, rule, why = bold, BOLD_RULE, "are a bold question"
             if not labelled:
                 return None
     group = Group(kind="qa", rule=rule, line=span(labelled[0])[0], qualifies=True,
@@ -541,7 +542,7 @@ def qa_group(section: Section, lines: list[str], bold_topics: int = 0) -> Group 
             # A bold question is its bold first line: its answer may go on in the same paragraph.
             question_end = next((k for k in range(start + 1, end) if ANSWER_PREFIX.match(source_lines[k])
                                  or (rule == LABELLED_RULE and ASKED_AT_END.search(source_lines[k - 1]))
-                                 or rule == "bold question paragraph"), end)
+                                 or rule == BOLD_RULE), end)
             answer_lines = source_lines[question_end:answer_end]
         source = question_source(" ".join(line.strip() for line in source_lines[start:question_end]))
         answer = ANSWER_PREFIX.sub("", trim("\n".join(answer_lines)), count=1)

@@ -217,8 +217,9 @@ def segment_markdown(text: str, fallback_title: str = "", hint: object = None,
             continue
         twin = _translated_below(section, scoped[position + 1] if position + 1 < len(scoped) else None, reading)
         if twin is not None:  # `## 为什么网络不是每次都变强的` over `## Why doesn't the network get stronger…`
-            reading.absorbed.add(id(twin))
-            decisions, entries = _twin_headings(section, twin, lines)
+            below, answers = twin
+            reading.absorbed.add(id(below))
+            decisions, entries = _twin_headings(section, below, answers)
             document.decisions += decisions
             document.entries += entries
             continue
@@ -909,10 +910,11 @@ def _table_of_contents(section: Section, readings: list[Group], lines: list[str]
 TWIN_RULE = "heading over its translation's heading, the answer in both languages below: one entry in each"
 
 
-def _translated_below(section: Section, below: Section | None, reading: _Reading) -> Section | None:
-    """The heading right after `section` that translates it, when `section` has nothing under it and the one below
-    answers in both languages (a page that writes each question in Chinese, then in English, then both answers),
-    in an FAQ or where the headings ask; never against a hint in front matter."""
+def _translated_below(section: Section, below: Section | None, reading: _Reading
+                      ) -> tuple[Section, dict[str, str]] | None:
+    """The heading right after `section` that translates it, with its answer by language, when `section` has nothing
+    under it and the one below answers in both languages (a page that writes each question in Chinese, then in
+    English, then both answers), in an FAQ or where the headings ask; never against a hint in front matter."""
     if below is None or reading.forced is not None or section.heading is None or section.is_title or \
             below.heading is None or _has_content(section) or section.children or below.children or \
             below.level != section.level or below.path != section.path or not _has_content(below):
@@ -923,7 +925,7 @@ def _translated_below(section: Section, below: Section | None, reading: _Reading
     if not reading.faq_document and heading_score(section.title) == 0 and heading_score(below.title) == 0:
         return None
     parts = _by_language(below, reading.lines)
-    return below if parts["zh"] and parts["en"] else None
+    return (below, parts) if parts["zh"] and parts["en"] else None
 
 
 def _title_language(title: str) -> str | None:
@@ -946,10 +948,9 @@ def _by_language(section: Section, lines: list[str]) -> dict[str, str]:
     return {lang: trim("\n\n".join(texts)) for lang, texts in parts.items()}
 
 
-def _twin_headings(first: Section, second: Section, lines: list[str]
+def _twin_headings(first: Section, second: Section, parts: dict[str, str]
                    ) -> tuple[list[SectionDecision], list[ParsedEntry]]:
     """Two entries, one per heading, each answered by the text in its language; each names the other as its twin."""
-    parts = _by_language(second, lines)
     decisions, entries = [], []
     for this, other in ((first, second), (second, first)):
         unit = Unit(question=this.source, title=this.title, answer=parts[_title_language(this.title) or "en"],
