@@ -367,6 +367,12 @@ def test_a_minor_edit_changes_a_word_or_two_of_prose_only() -> None:
     assert minor_edit("Q", "感谢您向我们反馈问题。", "Q", "感谢你向我们反馈问题。")
     assert not minor_edit("Q", "Pass `--port 8080`.", "Q", "Pass `--port 8081`.")
     assert not minor_edit("Q", "See https://a.example/x.", "Q", "See https://a.example/y.")
+    # The same page linked another way (nunjucks' FAQ, 2016: `/api.html#…` became `api.html#…`) is no change.
+    assert minor_edit("Q", "See [compat](/api.html#compat).", "Q", "See [compat](api.html#compat).")
+    assert minor_edit("Q", "See http://www.a.example/x/.", "Q", "See https://a.example/x.")
+    assert not minor_edit("Q", "See [compat](/api.html#compat).", "Q", "See [compat](/cli.html#compat).")
+    # Spelling: SeaTunnel's "two plug-ins" became "two plugins" (2024), beside a link whose address says plugins.
+    assert minor_edit("Q", "Use one of two plug-ins: Convert or Sql.", "Q", "Use one of two plugins, Convert or Sql.")
     assert not minor_edit("Q", "A short answer.", "Q", "A short answer. On Windows use WSL2.")
 
 

@@ -37,7 +37,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from app.ingest.anchors import extract_anchors
+from app.ingest.anchors import LINK_TARGET, URL, extract_anchors
 
 QUESTION_WEIGHT = 0.5
 ANSWER_WEIGHT = 0.4
@@ -51,8 +51,10 @@ MOVED_ANSWER = 0.5  # the same question in another document: this much of its an
 MIN_TELLING_ANSWER = 24  # characters (spaces aside) of an answer kept word for word that may carry a rewritten question
 WORD = re.compile(r"[a-z0-9_]+|[^\sa-z0-9_]")
 MINOR_TOKENS = 2  # an edit that removes or adds at most this many distinct words (or Chinese characters) is minor
+HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 PROSE_TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]")
 NEUTRAL_ANCHORS = ("code:", "line:", "url:", "number:")  # what every translation carries unchanged
+LINK_FORM = re.compile(r"^(?:https?://(?:www\.)?|(?:\./|/)+)", re.IGNORECASE)  # how a link is written, not where
 
 
 @dataclass(frozen=True)
@@ -334,11 +336,21 @@ def minor_edit(before_title: str, before_answer: str, after_title: str, after_an
 
 
 def _neutral(text: str) -> frozenset[str]:
-    return frozenset(anchor for anchor in extract_anchors(text) if anchor.startswith(NEUTRAL_ANCHORS))
+    return frozenset(_same_target(anchor) for anchor in extract_anchors(text) if anchor.startswith(NEUTRAL_ANCHORS))
+
+
+def _same_target(anchor: str) -> str:
+    """A URL anchor as the page it names: `/api.html`, `./api.html` and `api.html/` name one page, as do
+    `http://www.a.org` and `https://a.org`; a translation need not follow such a rewrite."""
+    if not anchor.startswith("url:"):
+        return anchor
+    return "url:" + LINK_FORM.sub("", anchor[4:]).rstrip("/")
 
 
 def _prose_tokens(text: str) -> list[str]:
-    """Words and Chinese characters, letter case and full-width forms aside."""
+    """Words and Chinese characters, letter case, full-width forms and hyphens (plug-ins, plugins) aside; URLs are
+    anchors, not prose."""
+    text = HYPHEN.sub("", URL.sub(" ", LINK_TARGET.sub("]", text)))
     return PROSE_TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
 
 
