@@ -54,7 +54,7 @@ MINOR_TOKENS = 2  # an edit that removes or adds at most this many distinct word
 HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 PROSE_TOKEN = re.compile(r"[a-z0-9_]+|[\u3400-\u9fff\uf900-\ufaff]")
 NEUTRAL_ANCHORS = ("code:", "line:", "url:", "number:")  # what every translation carries unchanged
-LINK_FORM = re.compile(r"^(?:https?://(?:www\.)?|(?:\./|/)+)", re.IGNORECASE)  # how a link is written, not where
+LINK_FORM = re.compile(r"^(?:https?://(?:www\.)?|(?:\./|/)+)", re.IGNORECASE)  # a link's form, not its page
 
 
 @dataclass(frozen=True)
