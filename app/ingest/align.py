@@ -162,12 +162,14 @@ def similarity_matrix(first: Sequence[AlignableEntry], second: Sequence[Alignabl
 
 
 def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry],
-                  forbidden: Iterable[tuple[str, str]] = (), meaning: Meaning | None = None) -> list[EntryPair]:
+                  forbidden: Iterable[tuple[str, str]] = (), meaning: Meaning | None = None,
+                  doubtful_below: float = 0.0) -> list[EntryPair]:
     """Entry pairs of two documents that translate each other, in the first's order.
 
     With `meaning`, pairs with little anchor evidence are checked against their questions' meaning, and
     questions left unpaired pair by meaning (two entries that share no anchor: `browser compatibility`,
-    `浏览器兼容性`).
+    `浏览器兼容性`). When the documents align by their anchors below `doubtful_below` (two documents paired by
+    their names only, which may be different pages), every pair is checked so.
     """
     if not first or not second:
         return []
@@ -181,28 +183,41 @@ def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEnt
     matched = _monotonic(sim, margin)
     _add_moved(sim, margin, matched)
     _add_by_order(sim, matched)
-    by_meaning = _check_by_meaning(first, second, sim, matched, meaning, banned) if meaning is not None else {}
+    doubtful = doubtful_below > 0 and _anchor_alignment(first, second, matched, sim) < doubtful_below
+    by_meaning = (_check_by_meaning(first, second, sim, matched, meaning, banned, doubtful)
+                  if meaning is not None else {})
     pairs = []
     for i, (j, method) in sorted(matched.items()):
         pairs.append(EntryPair(first[i].id, second[j].id, method, round(by_meaning.get(i, sim[i][j]), 4)))
     return pairs
 
 
+def _anchor_alignment(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry],
+                      matched: dict[int, tuple[int, str]], sim: list[list[float]]) -> float:
+    """How well two documents align by their anchors, as content pairing scores them (`alignment_score`)."""
+    pairs = [EntryPair(first[i].id, second[j].id, method, sim[i][j]) for i, (j, method) in matched.items()
+             if len(first[i].anchors & second[j].anchors) >= PAIR_EVIDENCE]
+    return alignment_score(pairs, len(first), len(second))
+
+
 def _check_by_meaning(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry], sim: list[list[float]],
                       matched: dict[int, tuple[int, str]], meaning: Meaning,
-                      banned: set[tuple[str, str]]) -> dict[int, float]:
+                      banned: set[tuple[str, str]], doubtful: bool = False) -> dict[int, float]:
     """Drop weak pairs whose questions mean different things, then pair what is left by meaning; returns the
     cosine of each pair made by meaning (by its row). Weak: found out of order or by position, less similar
-    than CONFIDENT, or sharing fewer than MEANING_EVIDENCE anchors (a high similarity on two shared words is chance).
+    than CONFIDENT, or sharing fewer than MEANING_EVIDENCE anchors (a high similarity on two shared words is chance);
+    every pair when the documents are `doubtful`, whose pairs must then mean what a lone pair's do (PLACE_MEANING).
 
     Only the weak pairs and the entries left over are embedded: a few per document pair.
     """
-    weak = [(i, j) for i, (j, method) in matched.items() if method != "anchors" or sim[i][j] < CONFIDENT
-            or len(first[i].anchors & second[j].anchors) < MEANING_EVIDENCE]
+    weak = [(i, j) for i, (j, method) in matched.items() if doubtful or method != "anchors"
+            or sim[i][j] < CONFIDENT or len(first[i].anchors & second[j].anchors) < MEANING_EVIDENCE]
     if weak:
         cosines = meaning([first[i].title for i, _ in weak], [second[j].title for _, j in weak])
+        # In doubtful documents a pair's place is no evidence: its questions must mean what a lone pair's do.
+        veto = PLACE_MEANING if doubtful else MEANING_VETO
         for k, (i, _) in enumerate(weak):
-            if cosines[k][k] < MEANING_VETO:
+            if cosines[k][k] < veto:
                 del matched[i]
     taken = {j for j, _ in matched.values()}
     rows = [i for i in range(len(first)) if i not in matched]
@@ -564,8 +579,11 @@ class _Pairing:
             first, second = self.by_id[pair.first], self.by_id[pair.second]
             entries_first = [e for e in first.entries if e.id not in forced_ids]
             entries_second = [e for e in second.entries if e.id not in forced_ids]
+            # A name is weaker evidence than an editor's word or aligned content: two files of one name may be
+            # different pages (a project's English and Chinese FAQs written apart), whose answers share commands.
+            doubtful_below = DOCUMENT_COVERAGE if pair.method == "file-name" else 0.0
             self.result.entries.extend(align_entries(entries_first, entries_second, self.forbidden_entries,
-                                                     self.meaning))
+                                                     self.meaning, doubtful_below))
         for a, b in self.forced_entries:
             self.result.entries.append(EntryPair(a, b, "links.tsv", 1.0))
         titles = {e.id: e.title for d in self.documents for e in d.entries}

@@ -304,6 +304,42 @@ def test_a_pair_sharing_two_words_only_is_checked_by_meaning_however_similar() -
     assert pairs == {("toml", "toml-zh"), ("ctrl", "ctrl-zh")}
 
 
+def test_files_of_one_name_that_align_poorly_pair_only_entries_that_mean_the_same() -> None:
+    """eval/wild22's UPS Guard: `en/faq.md` and `zh/faq.md` are two FAQs written apart (36 and 33 questions, none a
+    translation of another). Paired by their name, answers quoting the same settings paired `What hardware is
+    needed?` with `为什么需要调试级别？` (questions' cosine 0.81, above the veto of 0.80 for weak pairs). Documents
+    that a name alone pairs and that align as translations do not are doubtful: each pair must mean the same."""
+    from app.ingest.align import AlignableDocument, pair_documents
+
+    settings = frozenset({"code:NUT_HOST", "code:POLL_INTERVAL", "line:LOG_LEVEL=DEBUG"})
+    topics = ["hardware", "install", "mock", "resources", "crash", "websocket", "docker", "email", "battery", "api"]
+    english = [AlignableEntry(f"en-{t}", settings if t == "hardware" else frozenset({f"word:{t}en"}),
+                              f"{t} question?") for t in topics]
+    chinese = [AlignableEntry(f"zh-{t}", settings if t == "hardware" else frozenset({f"word:{t}zh"}),
+                              f"{t} 问题？") for t in topics]
+    chinese[-1] = AlignableEntry("zh-websocket", frozenset({"word:websocket"}), "websocket 断开？")
+    english[5] = AlignableEntry("en-websocket", frozenset({"word:websocket"}), "websocket failed?")
+
+    def meaning(first: list[str], second: list[str]) -> list[list[float]]:
+        return [[0.92 if "websocket" in a and "websocket" in b else 0.81 for b in second] for a in first]
+
+    def pairs(english_path: str, chinese_path: str) -> set[tuple[str, str]]:
+        documents = [AlignableDocument(id="en", path=english_path, lang="en", entries=english),
+                     AlignableDocument(id="zh", path=chinese_path, lang="zh", entries=chinese)]
+        return {(p.first, p.second) for p in pair_documents(documents, meaning=meaning).entries}
+
+    # By name: the settings they share are no evidence; the websocket questions mean the same and stay paired.
+    assert pairs("en/faq.md", "zh/faq.md") == {("en-websocket", "zh-websocket")}
+    assert ("en-hardware", "zh-hardware") in {(p.first, p.second) for p in align_entries(english, chinese,
+                                                                                       meaning=meaning)}
+    # A translation aligns well and is not second-guessed: every pair shares its anchors.
+    twins = [AlignableEntry(e.id.replace("en-", "zh-"), e.anchors | {"code:shared"}, "翻译？") for e in english]
+    english_twins = [AlignableEntry(e.id, e.anchors | {"code:shared"}, e.title) for e in english]
+    documents = [AlignableDocument(id="en", path="en/faq.md", lang="en", entries=english_twins),
+                 AlignableDocument(id="zh", path="zh/faq.md", lang="zh", entries=twins)]
+    assert len(pair_documents(documents, meaning=lambda a, b: [[0.81] * len(b) for _ in a]).entries) == len(topics)
+
+
 def test_the_lone_entries_of_a_gap_between_pairs_pair_by_place_unless_they_mean_different_things() -> None:
     """zeronet's FAQ (eval/wild7): `What happens when someone hosts malicious content?` / `有人托管恶意内容会发生什么？`
     share no anchor, are not each other's clear best by meaning (0.85 < 0.88), and are the one entry left on each
