@@ -1204,3 +1204,19 @@ def test_a_bold_question_may_ask_after_its_bold_and_go_on_with_its_answer_in_the
         "**方案主体的VPC为什么要NAT Gateway**?", "在连接RDS时，为什么需要Endpoint？",
         "Built-in 的数据标识符，有没有详细的说明？"]
     assert entries[2].answer_markdown == "Built-in数据标识符的列表，详见附录。"
+
+
+@pytest.mark.parametrize(("part", "cause"), [("Error Message Analysis", "Common Causes and Solutions:"),
+                                             ("报错信息解析", "常见原因和解决方案:")])
+def test_sub_headings_that_name_parts_of_an_answer_together_are_parts_of_it(part: str, cause: str) -> None:
+    # Open-LLM-VTuber's FAQ (eval/fresh9): under `### What to do if I encounter the "Error calling the chat
+    # endpoint..." error?`, its `####` parts were cut as entries, the error text apart from its question.
+    text = ("# FAQ\n\n## Backend errors\n\n### What to do if I see \"Error calling the chat endpoint\"?\n\n"
+            "The LLM call failed.\n\n"
+            f"#### {part}\n\n**1. Unable to connect to LLM API**\n\n"
+            "> Error calling the chat endpoint: Connection error\n\n"
+            f"#### {cause}\n\n1. Check that Ollama runs.\n\n### What to do if the port is in use?\n\nFree it.\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == ['What to do if I see "Error calling the chat endpoint"?',
+                                             "What to do if the port is in use?"]
+    assert "Connection error" in entries[0].answer_markdown and "Ollama" in entries[0].answer_markdown

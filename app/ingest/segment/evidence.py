@@ -49,8 +49,8 @@ ANSWER_PART_WORDS = (
     "problem description", "issue description", "description", "symptom", "symptoms", "cause", "causes",
     "root cause", "reason", "reasons", "analysis", "solution", "solutions", "resolution", "workaround",
     "workarounds", "fix", "fixes", "how to fix", "steps", "answer", "background", "explanation",
-    "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解决", "解决方法", "解决方案",
-    "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤", "说明",
+    "问题描述", "问题现象", "现象", "描述", "原因", "原因分析", "分析原因", "分析", "解析", "解决", "解决方法",
+    "解决方案", "解决办法", "解决方式", "处理方法", "处理方式", "答案", "回答", "解答", "背景", "步骤", "说明",
     "异常原因", "可能原因", "问题原因", "问题分析",
     "expected behavior", "expected behaviour", "actual behavior", "actual behaviour", "troubleshooting steps",
     "异常现象", "错误现象", "正常情况", "正常现象", "预期结果", "期望结果", "实际结果", "报错信息", "错误信息",
@@ -70,6 +70,9 @@ ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?P<part>"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
 )
+# Several parts named together (`Error Message Analysis`, `Common Causes and Solutions:`, `原因与解决方法`).
+PART_QUALIFIER = re.compile(r"(?i)^\W*(?:common|possible|typical|likely|known|常见的?|可能的?)\s*")
+PART_JOINER = re.compile(r"(?i)^\s*(?:,|&|/|、|and\b|与|和|及|以及)?\s*")
 ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[:：、.]\s*\S.*)?$")
 # "The cause of X", "notes on X": a part of X's answer, named after it (`连接同步服务失败的可能原因`,
 # `关于同步弹窗的说明`).
@@ -183,14 +186,30 @@ def is_answer_part(text: str) -> bool:
         return True  # `…异常的解决方法?` asks for it; `…时出现画面漂移问题的解决方案` is that problem's entry
     match = ANSWER_PART.match(text)
     if match is None:
-        return False
+        return _names_parts_only(text)
     rest = text[match.end():].strip()
     labelled = re.match(r"^\S{0,4}\s*[:：]", rest)
     if labelled and match.group("part").lower() in PROBLEM_PART_WORDS and \
             len(re.findall(r"\w", rest[labelled.end():])) >= PROBLEM_TEXT:
         return False  # `错误信息：Could not open video stream` states the problem
     # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
-    return not rest or bool(labelled) or bool(ORDINAL_REST.match(rest))
+    return not rest or bool(labelled) or bool(ORDINAL_REST.match(rest)) or _names_parts_only(text)
+
+
+def _names_parts_only(text: str) -> bool:
+    """Names parts of an answer and nothing else: two or more (`Error Message Analysis`, `Common Causes and
+    Solutions:`, `原因与解决方法`), or one qualified (`Possible reasons`)."""
+    text = text.strip().rstrip(":：").strip()
+    rest, named = PART_QUALIFIER.sub("", text, count=1), 0
+    qualified = rest != text  # `Common Causes`, `Possible reasons`: one part, qualified
+    while rest:
+        match = ANSWER_PART.match(rest)
+        if match is None:
+            return False
+        named += 1
+        rest = rest[match.end():]
+        rest = rest[PART_JOINER.match(rest).end():]  # type: ignore[union-attr]  # the pattern matches "" too
+    return named >= 2 or (named == 1 and qualified)
 
 
 def has_answer_label(text: str) -> bool:
