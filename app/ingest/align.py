@@ -183,7 +183,9 @@ def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEnt
     matched = _monotonic(sim, margin)
     _add_moved(sim, margin, matched)
     _add_by_order(sim, matched)
-    doubtful = doubtful_below > 0 and _anchor_alignment(first, second, matched, sim) < doubtful_below
+    doubtful = doubtful_below > 0 and evidenced_alignment(
+        [EntryPair(first[i].id, second[j].id, method, sim[i][j]) for i, (j, method) in matched.items()],
+        first, second) < doubtful_below
     by_meaning = (_check_by_meaning(first, second, sim, matched, meaning, banned, doubtful)
                   if meaning is not None else {})
     pairs = []
@@ -192,12 +194,13 @@ def align_entries(first: Sequence[AlignableEntry], second: Sequence[AlignableEnt
     return pairs
 
 
-def _anchor_alignment(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry],
-                      matched: dict[int, tuple[int, str]], sim: list[list[float]]) -> float:
-    """How well two documents align by their anchors, as content pairing scores them (`alignment_score`)."""
-    pairs = [EntryPair(first[i].id, second[j].id, method, sim[i][j]) for i, (j, method) in matched.items()
-             if len(first[i].anchors & second[j].anchors) >= PAIR_EVIDENCE]
-    return alignment_score(pairs, len(first), len(second))
+def evidenced_alignment(pairs: Sequence[EntryPair], first: Sequence[AlignableEntry],
+                        second: Sequence[AlignableEntry]) -> float:
+    """How well two documents align (`alignment_score`) by their entry pairs that share PAIR_EVIDENCE anchors or
+    more: one shared anchor (a glossary word, `add`) makes two tiny entries look identical, chance, not evidence."""
+    anchors = {e.id: e.anchors for e in [*first, *second]}
+    evidenced = [p for p in pairs if len(anchors[p.first] & anchors[p.second]) >= PAIR_EVIDENCE]
+    return alignment_score(evidenced, len(first), len(second))
 
 
 def _check_by_meaning(first: Sequence[AlignableEntry], second: Sequence[AlignableEntry], sim: list[list[float]],
@@ -562,10 +565,7 @@ class _Pairing:
         scored = []
         for first, second in candidates:
             pairs = align_entries(first.entries, second.entries)
-            anchors = {e.id: e.anchors for e in [*first.entries, *second.entries]}
-            # One shared anchor (a glossary word, `add`) makes two tiny entries look identical: chance, not evidence.
-            pairs = [p for p in pairs if len(anchors[p.first] & anchors[p.second]) >= PAIR_EVIDENCE]
-            scored.append((alignment_score(pairs, len(first.entries), len(second.entries)), first.id, second.id))
+            scored.append((evidenced_alignment(pairs, first.entries, second.entries), first.id, second.id))
         for score, first_id, second_id in sorted(scored, reverse=True):
             first, second = self.by_id[first_id], self.by_id[second_id]
             if score >= minimum and self._free(first) and self._free(second):

@@ -70,9 +70,8 @@ ANSWER_PART = re.compile(
     r"(?i)^\W*(?:\d+(?:\.\d+)*\s*[.、)）]?\s*)?(?P<part>"
     + "|".join(re.escape(w) for w in sorted(ANSWER_PART_WORDS, key=len, reverse=True)) + r")(?![a-z])"
 )
-# Several parts named together (`Error Message Analysis`, `Common Causes and Solutions:`, `原因与解决方法`).
+# `Common Causes`, `Possible reasons`: a part of an answer, qualified.
 PART_QUALIFIER = re.compile(r"(?i)^\W*(?:common|possible|typical|likely|known|常见的?|可能的?)\s*")
-PART_JOINER = re.compile(r"(?i)^\s*(?:,|&|/|、|and\b|与|和|及|以及)?\s*")
 ORDINAL_REST = re.compile(r"^(?:[一二三四五六七八九十]|\d{1,2})\s*(?:[:：、.]\s*\S.*)?$")
 # "The cause of X", "notes on X": a part of X's answer, named after it (`连接同步服务失败的可能原因`,
 # `关于同步弹窗的说明`).
@@ -185,15 +184,16 @@ def is_answer_part(text: str) -> bool:
     if ANSWER_PART_OF.search(text) and not re.search(r"[?？]", text) and not SOLVES_NAMED_PROBLEM.search(text):
         return True  # `…异常的解决方法?` asks for it; `…时出现画面漂移问题的解决方案` is that problem's entry
     match = ANSWER_PART.match(text)
-    if match is None:
-        return _names_parts_only(text)
-    rest = text[match.end():].strip()
-    labelled = re.match(r"^\S{0,4}\s*[:：]", rest)
-    if labelled and match.group("part").lower() in PROBLEM_PART_WORDS and \
-            len(re.findall(r"\w", rest[labelled.end():])) >= PROBLEM_TEXT:
-        return False  # `错误信息：Could not open video stream` states the problem
-    # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
-    return not rest or bool(labelled) or bool(ORDINAL_REST.match(rest)) or _names_parts_only(text)
+    if match is not None:
+        rest = text[match.end():].strip()
+        labelled = re.match(r"^\S{0,4}\s*[:：]", rest)
+        if labelled and match.group("part").lower() in PROBLEM_PART_WORDS and \
+                len(re.findall(r"\w", rest[labelled.end():])) >= PROBLEM_TEXT:
+            return False  # `错误信息：Could not open video stream` states the problem
+        # Whole title (`### Solutions`), a label before the text (`原因：…`, `原因有2:`), or one of several (`方案二`).
+        if not rest or labelled or ORDINAL_REST.match(rest):
+            return True
+    return _names_parts_only(text)
 
 
 def _names_parts_only(text: str) -> bool:
@@ -208,7 +208,8 @@ def _names_parts_only(text: str) -> bool:
             return False
         named += 1
         rest = rest[match.end():]
-        rest = rest[PART_JOINER.match(rest).end():]  # type: ignore[union-attr]  # the pattern matches "" too
+        joiner = GENERIC_JOIN.match(rest)  # `Causes and Solutions`, `原因与解决方法`
+        rest = rest[joiner.end():] if joiner else rest.lstrip()
     return named >= 2 or (named == 1 and qualified)
 
 
