@@ -46,7 +46,7 @@ from app.generations import (
 from app.models import Entry, Meta
 from app.search.clauses import Thesaurus
 from app.search.dense import VectorsDamaged, load_vectors, read_manifest
-from app.search.embedding import VECTORS_RECIPE, ModelSlot
+from app.search.embedding import ModelSlot, searchable_recipes, vectors_recipe
 from app.search.engine import SearchEngine, Semantics
 from app.search.index import analysed_as_now
 from app.semantic import read_progress
@@ -211,7 +211,7 @@ class DataStore:
     def __init__(self, settings: Settings, semantic: bool = False) -> None:
         self.settings = settings
         # The model is loaded by servers (`semantic`), not by tools that only read rows.
-        self.model = ModelSlot(enabled=semantic and settings.semantic)
+        self.model = ModelSlot(enabled=semantic and settings.semantic, companion=settings.semantic_companion)
         self.vector_problem: str | None = None  # why the current generation's vectors were not loaded
         self.warm = threading.Event()  # set once the current generation is open with all it searches with
         self._lock = threading.Lock()
@@ -393,7 +393,9 @@ class DataStore:
             return f"unavailable: {self.model.problem}; search is lexical"
         semantics = snapshot.search.semantics
         if semantics is not None:
-            return f"ready: {semantics.dense.manifest.describe()}"
+            remaking = semantics.dense.manifest.recipe != vectors_recipe(semantics.embedder)
+            return f"ready: {semantics.dense.manifest.describe()}" + \
+                ("; the second model's vectors are being made" if remaking else "")
         if self.vector_problem is not None:
             return f"lexical: {self.vector_problem}; `faq reindex` rebuilds the vectors"
         progress = read_progress(snapshot.generation.directory)
@@ -404,7 +406,11 @@ class DataStore:
     def attach_vectors(self, name: str) -> None:
         """Search generation `name` by meaning too, if it is the one served and its vectors are now made."""
         snapshot = self._snapshot
-        if snapshot is not None and snapshot.generation.name == name and snapshot.search.semantics is None:
+        if snapshot is None or snapshot.generation.name != name:
+            return
+        semantics = snapshot.search.semantics
+        # A file searched while the worker remade it (the companion's vectors added) is replaced by the new one.
+        if semantics is None or semantics.dense.manifest.recipe != vectors_recipe(semantics.embedder):
             self._attach_semantics(snapshot)
 
     def _attach_semantics(self, snapshot: Snapshot) -> None:
@@ -417,7 +423,7 @@ class DataStore:
         try:
             if read_manifest(directory) is None:
                 return  # not made yet: the vector worker announces them when they are
-            dense = load_vectors(directory, embedder.name, VECTORS_RECIPE, snapshot.search.entry_id,
+            dense = load_vectors(directory, embedder.name, searchable_recipes(embedder), snapshot.search.entry_id,
                                  snapshot.search.doc_count, embedder.language_axis)
         except VectorsDamaged as exc:
             self.vector_problem = str(exc)

@@ -22,21 +22,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 from sqlalchemy import NullPool, create_engine, func, select
 
 from app.config import Settings
 from app.generations import Generation, current_name, exclusive_turn, generation, in_schema
 from app.models import INDEX_ORDER, Entry
-from app.search.dense import VectorManifest, VectorsDamaged, quantise, read_manifest, write_vectors
+from app.search.companion import Companion
+from app.search.dense import Quantised, VectorManifest, VectorsDamaged, quantise, read_manifest, write_vectors
 from app.search.embedding import (
+    COMPANION_RECIPE,
     PASSAGE_RECIPE,
     QUESTION_RECIPE,
-    VECTORS_RECIPE,
     Embedder,
     Vectors,
     clean,
     passage_text,
+    vectors_recipe,
 )
 from app.vectorcache import VectorCache, vector_key
 
@@ -44,6 +45,7 @@ log = logging.getLogger("faq.semantic")
 
 CHUNK = 256  # entries read, looked up and embedded at a time
 BATCH = 16  # texts per call of the model (they share each layer's matrix product)
+COMPANION_BATCH = 32  # texts per call of the companion model (about 10 ms each)
 POLL_SECONDS = 2.0
 STOP_WAIT_SECONDS = 2.0
 PROGRESS_FILE = "vectors.progress.json"
@@ -103,11 +105,13 @@ class EntryText:
     lang: str
     key: str | None  # its question and answer's
     question_key: str | None  # its question's, read as a query
+    companion_key: str | None = None  # its question and answer's, by the companion model
 
 
-def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText, str | None, str | None]]]:
-    """The generation's entries in index order, a chunk at a time, each with the texts its two vectors hold
-    (question and answer; question alone)."""
+def entry_texts(target: Generation, model: str, companion: str | None = None
+                ) -> Iterator[list[tuple[EntryText, str | None, str | None]]]:
+    """The generation's entries in index order, a chunk at a time, each with the texts its vectors hold
+    (question and answer, also by the `companion` model if named; question alone)."""
     engine = in_schema(create_engine(target.database_url, poolclass=NullPool), target.schema)
     try:
         with engine.connect() as connection:
@@ -121,8 +125,10 @@ def entry_texts(target: Generation, model: str) -> Iterator[list[tuple[EntryText
                         chunk.append((EntryText(id_, lang, None, None), None, None))
                         continue
                     question = clean(title)
+                    companion_key = vector_key(companion, COMPANION_RECIPE, passage) if companion else None
                     chunk.append((EntryText(id_, lang, vector_key(model, PASSAGE_RECIPE, passage),
-                                            vector_key(model, QUESTION_RECIPE, question)), passage, question))
+                                            vector_key(model, QUESTION_RECIPE, question), companion_key),
+                                  passage, question))
                 yield chunk
     finally:
         engine.dispose()
@@ -143,11 +149,13 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
     """Embed what the cache lacks of generation `name`, then write its vector file; None if stopped first."""
     target = generation(settings, name)
     cache = VectorCache(settings, embedder.dimensions)
+    companion = embedder.companion
+    companion_cache = VectorCache(settings, companion.dimensions) if companion is not None else None
     progress = Progress(generation=name, total=_count(target), started=time.time())
     entries: list[EntryText] = []
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="embed") as pool:
-            for chunk in entry_texts(target, embedder.name):
+            for chunk in entry_texts(target, embedder.name, companion.name if companion is not None else None):
                 wanted = {key: (text, as_query) for entry, passage, question in chunk
                           for key, text, as_query in ((entry.key, passage, False), (entry.question_key, question, True))
                           if key is not None and text is not None}
@@ -162,16 +170,21 @@ def build_vectors(settings: Settings, name: str, embedder: Embedder, threads: in
                     for batch, vectors in zip(round_, pool.map(lambda batch: _embed(embedder, batch), round_),
                                               strict=True):
                         cache.put(zip([key for key, _, _ in batch], vectors, strict=True))
+                fresh = {key for key, _, _ in missing}
+                if companion is not None and companion_cache is not None:
+                    fresh |= _embed_companion(companion, companion_cache, chunk)
                 entries.extend(entry for entry, _, _ in chunk)
                 progress.done = len(entries)
-                fresh = {key for key, _, _ in missing}
-                progress.embedded += sum(1 for entry, _, _ in chunk if {entry.key, entry.question_key} & fresh)
+                progress.embedded += sum(1 for entry, _, _ in chunk
+                                         if {entry.key, entry.question_key, entry.companion_key} & fresh)
                 progress.updated = time.time()
                 _write_progress(target.directory, progress)
                 on_progress(progress)
-        manifest = _assemble(target, entries, cache, embedder)
+        manifest = _assemble(target, entries, cache, embedder, companion_cache)
     finally:
         cache.close()
+        if companion_cache is not None:
+            companion_cache.close()
     (target.directory / PROGRESS_FILE).unlink(missing_ok=True)
     return manifest
 
@@ -187,24 +200,39 @@ def _embed(embedder: Embedder, batch: Sequence[tuple[str, str, bool]]) -> Vector
     return vectors
 
 
+def _embed_companion(companion: Companion, cache: VectorCache,
+                     chunk: Sequence[tuple[EntryText, str | None, str | None]]) -> set[str]:
+    """Embed by the companion model what the cache lacks of a chunk's passages; the keys embedded."""
+    wanted = {entry.companion_key: passage for entry, passage, _ in chunk
+              if entry.companion_key is not None and passage is not None}
+    held = cache.held(list(wanted))
+    missing = [key for key in wanted if key not in held]
+    for start in range(0, len(missing), COMPANION_BATCH):
+        keys = missing[start:start + COMPANION_BATCH]
+        cache.put(zip(keys, companion.embed([wanted[key] for key in keys]), strict=True))
+    return set(missing)
+
+
 def _assemble(target: Generation, entries: Sequence[EntryText], cache: VectorCache,
-              embedder: Embedder) -> VectorManifest:
-    """The generation's vector file, in index order, from the cache."""
-    passages = _matrix(entries, [entry.key for entry in entries], cache, embedder)
-    questions = _matrix(entries, [entry.question_key for entry in entries], cache, embedder)
+              embedder: Embedder, companion_cache: VectorCache | None = None) -> VectorManifest:
+    """The generation's vector file, in index order, from the caches."""
+    passages = _matrix(entries, [entry.key for entry in entries], cache)
+    questions = _matrix(entries, [entry.question_key for entry in entries], cache)
+    companion = _matrix(entries, [entry.companion_key for entry in entries], companion_cache) \
+        if companion_cache is not None and embedder.companion is not None else None
     return write_vectors(target.directory, *passages, [entry.lang for entry in entries],
-                         [entry.id for entry in entries], embedder.name, VECTORS_RECIPE, questions)
+                         [entry.id for entry in entries], embedder.name, vectors_recipe(embedder), questions,
+                         companion, embedder.companion.name if embedder.companion is not None else "")
 
 
-def _matrix(entries: Sequence[EntryText], keys: Sequence[str | None], cache: VectorCache,
-            embedder: Embedder) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+def _matrix(entries: Sequence[EntryText], keys: Sequence[str | None], cache: VectorCache) -> Quantised:
     """One quantised vector per entry from the cache (zeros where its key is None)."""
-    codes = np.zeros((len(entries), embedder.dimensions), dtype=np.int8)
+    codes = np.zeros((len(entries), cache.dimensions), dtype=np.int8)
     scales = np.zeros(len(entries), dtype=np.float32)
     for start in range(0, len(entries), CHUNK):
         part = keys[start:start + CHUNK]
         found = cache.get([key for key in part if key is not None])
-        rows = np.zeros((len(part), embedder.dimensions), dtype=np.float32)
+        rows = np.zeros((len(part), cache.dimensions), dtype=np.float32)
         for row, key in enumerate(part):
             if key is not None:
                 if key not in found:
@@ -228,7 +256,7 @@ def vectors_ready(directory: Path, embedder: Embedder) -> bool:
         manifest = read_manifest(directory)
     except VectorsDamaged:
         return False
-    return manifest is not None and (manifest.model, manifest.recipe) == (embedder.name, VECTORS_RECIPE)
+    return manifest is not None and (manifest.model, manifest.recipe) == (embedder.name, vectors_recipe(embedder))
 
 
 class VectorWorker:

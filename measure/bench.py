@@ -24,7 +24,7 @@ from app.db import DataStore
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.queries import Reader, all_entries
-from app.search.embedding import PASSAGE_RECIPE
+from app.search.embedding import COMPANION_RECIPE, PASSAGE_RECIPE
 from app.vectorcache import VectorCache, vector_key
 from measure import semantic_bench
 from measure.corpus import BenchEntry, generate, make_queries, vague_queries, write_corpus
@@ -221,11 +221,18 @@ def bench_semantic(root: Path, entries: list[BenchEntry], size: int, queries: li
     rows += semantic_bench.reingest_rows(measured, model)
     if measured is not big:
         sample = VectorCache(measured, model.dimensions)
+        companion = model.companion
+        second = VectorCache(measured, companion.dimensions) if companion is not None else None
         try:
             found = sample.get([vector_key(model.name, PASSAGE_RECIPE, text) for text in texts])
+            also = second.get([vector_key(companion.name, COMPANION_RECIPE, text) for text in texts]) \
+                if second is not None and companion is not None else {}
         finally:
             sample.close()
-        semantic_bench.stand_in_vectors(big, model, np.stack(list(found.values())))
+            if second is not None:
+                second.close()
+        semantic_bench.stand_in_vectors(big, model, np.stack(list(found.values())),
+                                        np.stack(list(also.values())) if also else None)
         rows.append((f"vectors {label}", "stand-ins", f"the {ready_label}' real vectors repeated: latency and "
                                                        "memory as at this size, not its ranking quality"))
         rows.append((f"semantic readiness {label}: publish to hybrid search (s)",

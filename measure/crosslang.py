@@ -77,7 +77,7 @@ def one_language_corpus(content: Path, languages: dict[str, str], removed: str, 
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(cache, settings.data_dir / CACHE_FILE)
     report = run_ingest(settings, progress=False)
-    embedder = ModelSlot(enabled=settings.semantic).get()
+    embedder = ModelSlot(enabled=settings.semantic, companion=settings.semantic_companion).get()
     if embedder is not None:
         build_vectors(settings, report.generation, embedder, settings.embed_threads)
     return settings

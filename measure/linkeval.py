@@ -86,7 +86,7 @@ def _predicted_pairs(files: dict[str, Path], glossary: Sequence[Sequence[str]],
     if perturbed:
         documents, deleted = perturb(documents)
     alignment = link_documents(documents, glossary, LinkRules(),
-                               question_cosines(ModelSlot(enabled=meaning))).alignment
+                               question_cosines(ModelSlot(enabled=meaning, companion=False))).alignment
     where: dict[str, Entry] = {}
     for doc in documents:
         for entry_id, parsed in zip(doc.entry_ids, doc.entries, strict=True):

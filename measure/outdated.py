@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-meaning", action="store_true",
                         help="pair translations by their anchors alone, without the embedding model (semantic: false)")
     args = parser.parse_args(argv)
-    slot = ModelSlot(enabled=not args.no_meaning)
+    slot = ModelSlot(enabled=not args.no_meaning, companion=False)
     meaning = question_cosines(slot)
     total = Tally()
     bilingual = 0

@@ -85,6 +85,13 @@ def throughput_rows(model: Embedder, texts: list[str], threads: Sequence[int] = 
         rows.append((f"embedding, {n} thread{'s' if n > 1 else ''} (entries/s)", f"{len(texts) / seconds:.1f}",
                      f"{tokens / seconds:.0f} tokens/s, {len(texts)} entries of {tokens / len(texts):.0f} tokens "
                      f"on average" if tokens else f"{len(texts)} entries"))
+    companion = model.companion
+    if companion is not None:
+        started = time.perf_counter()
+        for start in range(0, len(texts), 32):
+            companion.embed(texts[start:start + 32])
+        rows.append(("embedding by the companion model, 1 thread (entries/s)",
+                     f"{len(texts) / (time.perf_counter() - started):.1f}", f"{companion.name}, the same entries"))
     return rows
 
 
@@ -146,19 +153,28 @@ def reingest_rows(settings: Settings, model: Embedder, share: float = 0.01) -> l
                                  f"({last.done - last.embedded:,} from the cache)")]
 
 
-def stand_in_vectors(settings: Settings, model: Embedder, sample: np.ndarray) -> None:
-    """The current generation's vectors, each entry given a vector of `sample` (see the module's docstring)."""
+def stand_in_vectors(settings: Settings, model: Embedder, sample: np.ndarray,
+                     companion_sample: np.ndarray | None = None) -> None:
+    """The current generation's vectors, each entry given a vector of `sample` (and of `companion_sample`, the
+    companion model's; see the module's docstring)."""
     name = current_name(settings)
     assert name is not None
+    companion = model.companion if companion_sample is not None else None
     cache = VectorCache(settings, model.dimensions)
+    second = VectorCache(settings, companion.dimensions) if companion is not None else None
     try:
         count = 0
-        for chunk in entry_texts(generation(settings, name), model.name):
+        for chunk in entry_texts(generation(settings, name), model.name, companion.name if companion else None):
             cache.put([(key, sample[(count + k) % len(sample)])
                        for k, (entry, _, _) in enumerate(chunk) for key in (entry.key, entry.question_key) if key])
+            if second is not None and companion_sample is not None:
+                second.put([(entry.companion_key, companion_sample[(count + k) % len(companion_sample)])
+                            for k, (entry, _, _) in enumerate(chunk) if entry.companion_key])
             count += len(chunk)
     finally:
         cache.close()
+        if second is not None:
+            second.close()
     build_vectors(settings, name, model)  # nothing to embed: it assembles the file from the cache
 
 

@@ -152,7 +152,8 @@ def run_ingest(settings: Settings, content_dir: Path | None = None, progress: bo
     if not folder.is_dir():
         raise IngestError(f"content folder {folder} does not exist; create it or pass --content DIR")
     report = IngestReport()
-    meaning = question_cosines(ModelSlot(enabled=settings.semantic))  # the model loads when first asked
+    # The model loads when first asked; pairing compares questions by e5 alone, without the companion model.
+    meaning = question_cosines(ModelSlot(enabled=settings.semantic, companion=False))
     with ingest_turn(settings):  # from reading the content to publishing it: a later ingest reads later content
         served = _served_versions(settings, report)
         batch, vanished = _prepare_batch(folder, report, progress, meaning, served)

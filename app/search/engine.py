@@ -17,6 +17,7 @@ from collections import OrderedDict
 from concurrent.futures import Executor, Future
 from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +35,7 @@ from app.search.hybrid import (
     as_matches,
     blend_for,
     by_meaning,
+    companion_scores,
     fuse,
     meaning_scores,
     nearest,
@@ -64,6 +66,14 @@ def _file_stamps(directory: Path) -> dict[str, tuple[int, int, int]]:
     return stamps
 
 
+@dataclass(frozen=True)
+class QueryVectors:
+    """A query's vector by the model and, when the generation has its vectors, by the companion model."""
+
+    meaning: Vectors
+    companion: Vectors | None = None
+
+
 @dataclass
 class Semantics:
     """A generation's vectors, the model that embeds queries the same way, and the threads that run it."""
@@ -73,24 +83,26 @@ class Semantics:
     runner: Executor
 
     def __post_init__(self) -> None:
-        self._vectors: OrderedDict[str, Vectors] = OrderedDict()
+        self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
         self._lock = threading.Lock()
 
-    def query_vector(self, text: str) -> Future[Vectors]:
-        """The query's vector, computed once per query text (and kept for the next page), on the model's threads:
+    def query_vector(self, text: str) -> Future[QueryVectors]:
+        """The query's vectors, computed once per query text (and kept for the next page), on the model's threads:
         the lexical ranking runs meanwhile."""
         key = query_text(text)
         with self._lock:
             found = self._vectors.get(key)
             if found is not None:
                 self._vectors.move_to_end(key)
-                done: Future[Vectors] = Future()
+                done: Future[QueryVectors] = Future()
                 done.set_result(found)
                 return done
         return self.runner.submit(self._embed, key)
 
-    def _embed(self, key: str) -> Vectors:
-        vector: Vectors = self.embedder.embed_queries([key])[0]
+    def _embed(self, key: str) -> QueryVectors:
+        companion = self.embedder.companion if self.dense.companion is not None else None
+        vector = QueryVectors(self.embedder.embed_queries([key])[0],
+                              companion.embed([key])[0] if companion is not None else None)
         with self._lock:
             self._vectors[key] = vector
             while len(self._vectors) > QUERY_VECTORS_KEPT:
@@ -186,8 +198,9 @@ class SearchEngine:
         with self._lock:
             allowed = self._allowed(semantics.dense, lang, document)
         if mode == "semantic" and vector is not None:
-            z = with_questions(semantics.dense, meaning_scores(semantics.dense, semantics.dense.cosines(vector)),
-                               semantics.dense.question_cosines(vector))
+            z = with_questions(semantics.dense,
+                               meaning_scores(semantics.dense, semantics.dense.cosines(vector.meaning)),
+                               semantics.dense.question_cosines(vector.meaning))
             ranked = by_meaning(z, allowed, depth)
             with self._lock:  # the ids of the entries are read from the index
                 matches = as_matches(ranked, self.lexical.entry)
@@ -197,11 +210,12 @@ class SearchEngine:
         vector = _wait(pending, budget.deadline - time.monotonic())
         if vector is None:  # the model is busy past the budget: the words' ranking stands alone
             return replace(words, matches=words.matches[:depth], provisional=True)
-        cosines = semantics.dense.cosines(vector)
+        cosines = semantics.dense.cosines(vector.meaning)
         admitted = meaning_scores(semantics.dense, cosines)
-        z = with_questions(semantics.dense, admitted, semantics.dense.question_cosines(vector))
+        z = with_questions(semantics.dense, admitted, semantics.dense.question_cosines(vector.meaning))
+        second = vector.companion
         fused = fuse(words.matches, words.total, cosines, z, allowed, depth, blend_for(text), words.coverage,
-                     admitted)
+                     admitted, None if second is None else partial(companion_scores, semantics.dense, second))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return replace(words, total=fused.total, matches=matches, ranking="hybrid")
@@ -245,8 +259,8 @@ class SearchEngine:
         self.lexical.searcher.close()
 
 
-def _wait(pending: Future[Vectors], seconds: float) -> Vectors | None:
-    """The query's vector if it comes within `seconds`, else None (it is kept for the next time when it comes)."""
+def _wait(pending: Future[QueryVectors], seconds: float) -> QueryVectors | None:
+    """The query's vectors if they come within `seconds`, else None (kept for the next time when they come)."""
     try:
         return pending.result(timeout=max(seconds, 0.0))
     except WaitedTooLong:

