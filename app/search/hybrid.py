@@ -123,14 +123,14 @@ def companion_scores(dense: DenseIndex, query: Vectors, docnums: list[int]) -> F
     groups = dense.companion_moments
     if not groups:
         return np.zeros(len(docnums), dtype=np.float32)
-    everyone = reduce(operator.add, groups.values())
+    everyone = reduce(operator.add, groups.values()).mean_and_spread(query)
+    statistics = {code: group.mean_and_spread(query) if group.count >= MIN_SAMPLE else everyone
+                  for code, group in groups.items()}
     z = np.zeros(len(docnums), dtype=np.float32)
     for row, docnum in enumerate(docnums):
-        if not dense.present[docnum]:
-            continue
-        group = groups[int(dense.languages[docnum])]
-        mean, spread = (group if group.count >= MIN_SAMPLE else everyone).mean_and_spread(query)
-        z[row] = (cosines[row] - mean) / max(spread, MIN_SPREAD)
+        if dense.present[docnum]:
+            mean, spread = statistics[int(dense.languages[docnum])]
+            z[row] = (cosines[row] - mean) / max(spread, MIN_SPREAD)
     return z
 
 
