@@ -231,8 +231,9 @@ def test_replicas_share_vectors_one_embeds_and_the_others_assemble_theirs_from_t
     assert made[-1].embedded == 1
     cache = VectorCache(second, embedder.dimensions)  # the table in the shared database, not a local file
     try:
-        # One entry, two vectors: its question and answer, and its question read as a query.
-        assert len(cache.held([row for row in _vector_keys(postgres_url)])) == 2
+        # One entry, three vectors: its question and answer, its question read as a query, and its question and
+        # answer by the second model.
+        assert len(cache.held([row for row in _vector_keys(postgres_url)])) == 3
     finally:
         cache.close()
     assert not (second.data_dir / "vectors.db").exists()
@@ -243,7 +244,8 @@ def test_replicas_share_vectors_one_embeds_and_the_others_assemble_theirs_from_t
         assert build_vectors(second, name, embedder, on_progress=assembled.append) is not None
         assert (assembled[-1].done, assembled[-1].embedded) == (1, 0)  # nothing embedded twice
         store.attach_vectors(name)
-        assert store.semantic_state(store.current()).startswith("ready: 1 of 1 entries")
+        state = store.semantic_state(store.current())
+        assert state.startswith("ready: 1 of 1 entries") and "with use-multilingual-v3" in state
     finally:
         store.close()
 
