@@ -45,7 +45,7 @@ log = logging.getLogger("faq.semantic")
 
 CHUNK = 256  # entries read, looked up and embedded at a time
 BATCH = 16  # texts per call of the model (they share each layer's matrix product)
-COMPANION_BATCH = 32  # texts per call of the companion model (about 10 ms each)
+COMPANION_BATCH = 32  # texts per call of the companion model (about 6 ms each)
 POLL_SECONDS = 2.0
 STOP_WAIT_SECONDS = 2.0
 PROGRESS_FILE = "vectors.progress.json"
