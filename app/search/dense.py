@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import reduce
 from pathlib import Path
 
 import numpy as np
@@ -77,10 +79,12 @@ class DenseIndex:
         # The companion model's vectors of the same texts (app/search/companion.py), in its own space. Only a
         # search's first entries are scored with them, against the moments of their language's rows.
         self.companion = companion
-        self.companion_moments: dict[int, Moments] = {}
+        self.companion_moments: dict[int, Moments] = {}  # by language code, as `languages`
+        self.companion_everyone: Moments | None = None  # all languages' together
         if companion is not None:
             for code in (*range(len(LANGUAGES)), -1):
                 self.companion_moments[code] = moments(*companion, (languages == code) & self.present)
+            self.companion_everyone = reduce(operator.add, self.companion_moments.values())
 
     @property
     def size(self) -> int:
@@ -108,10 +112,8 @@ class DenseIndex:
         return scores
 
     def companion_cosines(self, query: Vectors, docnums: Sequence[int]) -> Floats:
-        """Entries `docnums`' cosines with a query vector of the companion model (0 without the companion's
-        vectors)."""
-        if self.companion is None:
-            return np.zeros(len(docnums), dtype=np.float32)
+        """Entries `docnums`' cosines with a query vector of the companion model (whose vectors it must hold)."""
+        assert self.companion is not None, "no companion vectors"
         codes, scales = self.companion
         rows = np.asarray(docnums, dtype=np.intp)
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
@@ -209,7 +211,7 @@ def moments(codes: npt.NDArray[np.int8], scales: Floats, members: Mask) -> Momen
     return Moments(len(rows), total, products)
 
 
-def quantise(vectors: Vectors) -> tuple[npt.NDArray[np.int8], Floats]:
+def quantise(vectors: Vectors) -> Quantised:
     """int8 codes and one scale per row (0 for a row of zeros: no vector)."""
     peaks = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, dtype=np.float32)
     scales = (peaks / 127.0).astype(np.float32)

@@ -213,9 +213,9 @@ class SearchEngine:
         cosines = semantics.dense.cosines(vector.meaning)
         admitted = meaning_scores(semantics.dense, cosines)
         z = with_questions(semantics.dense, admitted, semantics.dense.question_cosines(vector.meaning))
-        second = vector.companion
         fused = fuse(words.matches, words.total, cosines, z, allowed, depth, blend_for(text), words.coverage,
-                     admitted, None if second is None else partial(companion_scores, semantics.dense, second))
+                     admitted, None if vector.companion is None
+                     else partial(companion_scores, semantics.dense, vector.companion))
         with self._lock:  # the ids of entries found by meaning alone are read from the index
             matches = as_matches(fused, self.lexical.entry)
         return replace(words, total=fused.total, matches=matches, ranking="hybrid")

@@ -10,10 +10,8 @@ chosen on the development query sets only (`faq eval --compare`; docs/search.md 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import reduce
 
 import numpy as np
 import numpy.typing as npt
@@ -119,13 +117,12 @@ def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
 def companion_scores(dense: DenseIndex, query: Vectors, docnums: list[int]) -> Floats:
     """The companion model's z-scores of entries `docnums`, each among the entries of its language as
     `standardised` has it, from the moments of their rows rather than every row's cosine."""
-    cosines = dense.companion_cosines(query, docnums)
-    groups = dense.companion_moments
-    if not groups:
+    if dense.companion_everyone is None:
         return np.zeros(len(docnums), dtype=np.float32)
-    everyone = reduce(operator.add, groups.values()).mean_and_spread(query)
+    cosines = dense.companion_cosines(query, docnums)
+    everyone = dense.companion_everyone.mean_and_spread(query)
     statistics = {code: group.mean_and_spread(query) if group.count >= MIN_SAMPLE else everyone
-                  for code, group in groups.items()}
+                  for code, group in dense.companion_moments.items()}
     z = np.zeros(len(docnums), dtype=np.float32)
     for row, docnum in enumerate(docnums):
         if dense.present[docnum]:
