@@ -110,7 +110,7 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
     from app.search.embedding import ModelSlot
     from app.semantic import Progress, build_vectors, embedding_turn, vectors_ready
 
-    slot = ModelSlot(settings.semantic, companion=settings.semantic_companion)
+    slot = ModelSlot(settings.semantic, companion=settings.semantic_companion, model_dir=settings.model_dir)
     embedder = slot.get()
     if embedder is None:
         print(f"faq embed: {slot.problem}; search stays lexical", file=sys.stderr)

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
         """The database URL, defaulting to a SQLite file in the data directory."""
         return self.database_url or f"sqlite:///{self.data_dir / 'faq.db'}"
 
+    @property
+    def model_dir(self) -> Path:
+        """Where files derived from the shipped models are kept (the companion model's vocabulary)."""
+        return self.data_dir / "models"
+
 
 @lru_cache
 def get_settings() -> Settings:

@@ -211,7 +211,8 @@ class DataStore:
     def __init__(self, settings: Settings, semantic: bool = False) -> None:
         self.settings = settings
         # The model is loaded by servers (`semantic`), not by tools that only read rows.
-        self.model = ModelSlot(enabled=semantic and settings.semantic, companion=settings.semantic_companion)
+        self.model = ModelSlot(enabled=semantic and settings.semantic, companion=settings.semantic_companion,
+                               model_dir=settings.model_dir)
         self.vector_problem: str | None = None  # why the current generation's vectors were not loaded
         self.warm = threading.Event()  # set once the current generation is open with all it searches with
         self._lock = threading.Lock()

