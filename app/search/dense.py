@@ -1,5 +1,5 @@
 """A generation's vectors of meaning: two per entry (its question and answer; its question read as a query),
-in the index's entry order, kept as int8.
+in the index's entry order, kept as int8; and the companion model's, read from the file as a search needs them.
 
 The file is derived data, like the index: built from the vector cache once every entry of the
 generation has its vectors, written under a temporary name and renamed, and checked when loaded
@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import operator
 import os
 import shutil
-from collections.abc import Callable, Sequence
+import struct
+import weakref
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from pathlib import Path
@@ -23,6 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from app.search.embedding import Vectors
+
+log = logging.getLogger(__name__)
 
 VECTORS_DIR = "vectors"
 MATRIX_FILE = "vectors.npz"
@@ -69,7 +75,7 @@ class DenseIndex:
 
     def __init__(self, codes: npt.NDArray[np.int8], scales: Floats, languages: npt.NDArray[np.int8],
                  manifest: VectorManifest, language_axis: Vectors | None = None,
-                 questions: Quantised | None = None, companion: Quantised | None = None) -> None:
+                 questions: Quantised | None = None, companion: CompanionRows | None = None) -> None:
         self.languages = languages  # index into LANGUAGES; -1 for any other
         self.present: Mask = scales > 0
         self.manifest = manifest
@@ -81,9 +87,9 @@ class DenseIndex:
         self.companion = companion
         self.companion_moments: dict[int, Moments] = {}  # by language code, as `languages`
         self.companion_everyone: Moments | None = None  # all languages' together
+        self.companion_problem: str | None = None  # why its rows cannot be read any more, once they cannot
         if companion is not None:
-            for code in (*range(len(LANGUAGES)), -1):
-                self.companion_moments[code] = moments(*companion, (languages == code) & self.present)
+            self.companion_moments = moments_by_language(companion, languages, self.present)
             self.companion_everyone = reduce(operator.add, self.companion_moments.values())
 
     @property
@@ -111,13 +117,22 @@ class DenseIndex:
         scores[~self.present] = NO_SCORE
         return scores
 
-    def companion_cosines(self, query: Vectors, docnums: Sequence[int]) -> Floats:
-        """Entries `docnums`' cosines with a query vector of the companion model (whose vectors it must hold)."""
+    def companion_cosines(self, query: Vectors, docnums: Sequence[int]) -> Floats | None:
+        """Entries `docnums`' cosines with a query vector of the companion model (whose vectors it must hold);
+        None once its file cannot be read (damaged since it was checked: the log says so once)."""
         assert self.companion is not None, "no companion vectors"
-        codes, scales = self.companion
+        if self.companion_problem is not None:
+            return None
         rows = np.asarray(docnums, dtype=np.intp)
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        scores: Floats = (codes[rows].astype(np.float32) @ vector) * scales[rows]
+        try:
+            codes = self.companion.rows(rows)
+        except (OSError, VectorsDamaged) as exc:
+            self.companion_problem = str(exc)
+            log.warning("searching without the second model: its vectors cannot be read (%s); `faq reindex` "
+                        "rebuilds them", exc)
+            return None
+        scores: Floats = (codes.astype(np.float32) @ vector) * self.companion.scales[rows]
         return scores
 
     def _meaning(self, query: Vectors) -> Floats:
@@ -197,18 +212,79 @@ class Moments:
         return mean, max(second - mean * mean, 0.0) ** 0.5
 
 
-def moments(codes: npt.NDArray[np.int8], scales: Floats, members: Mask) -> Moments:
-    """The moments of the rows in `members` (a chunk at a time: a float32 copy of every row would be 200 MB at
-    100k entries)."""
-    dimensions = codes.shape[1] if codes.ndim == 2 else 0
-    total, products = np.zeros(dimensions), np.zeros((dimensions, dimensions))
-    rows = np.flatnonzero(members)
-    for start in range(0, len(rows), SCORE_CHUNK):
-        part = rows[start:start + SCORE_CHUNK]
-        chunk = codes[part].astype(np.float32) * scales[part, None]
-        total += chunk.sum(axis=0, dtype=np.float64)
-        products += (chunk.T @ chunk).astype(np.float64)
-    return Moments(len(rows), total, products)
+class CompanionRows:
+    """The companion model's int8 vectors, left in the generation's vector file and read a few rows at a time.
+
+    A search scores only its first 50 entries with them, so the rows stay in the kernel's file cache (shared
+    by the processes of a machine, and given back under pressure) rather than in each server's memory: 51 MB
+    at 100k entries. Their scales (4 bytes an entry) are held. The file was checked whole when it was loaded.
+    """
+
+    def __init__(self, matrix: Path, member: str, scales: Floats) -> None:
+        self.path = matrix
+        self.scales = scales
+        self._offset, shape = _stored_array(matrix, member)
+        self.count, self.dimensions = shape
+        self._descriptor = os.open(matrix, os.O_RDONLY)  # kept: an ingest may delete the file while it is read
+        weakref.finalize(self, os.close, self._descriptor)
+
+    def rows(self, docnums: npt.NDArray[np.intp]) -> npt.NDArray[np.int8]:
+        """The int8 rows `docnums`, in that order."""
+        return np.concatenate([self._read(int(row), 1) for row in docnums]) if len(docnums) else \
+            np.zeros((0, self.dimensions), dtype=np.int8)
+
+    def chunks(self) -> Iterator[tuple[int, npt.NDArray[np.int8]]]:
+        """Every row, SCORE_CHUNK at a time, each chunk with its first row's number."""
+        for start in range(0, self.count, SCORE_CHUNK):
+            yield start, self._read(start, min(SCORE_CHUNK, self.count - start))
+
+    def _read(self, start: int, count: int) -> npt.NDArray[np.int8]:
+        width = self.dimensions
+        data = os.pread(self._descriptor, width * count, self._offset + start * width)
+        if len(data) != width * count:
+            raise VectorsDamaged(f"{self.path} was cut short after it was checked")
+        return np.frombuffer(data, dtype=np.int8).reshape(count, width)
+
+
+def _stored_array(matrix: Path, member: str) -> tuple[int, tuple[int, int]]:
+    """Where the data of the 2-d int8 array `member` of an uncompressed .npz starts, and its shape."""
+    with zipfile.ZipFile(matrix) as archive:
+        info = archive.getinfo(f"{member}.npy")
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise VectorsDamaged(f"{matrix}: {member} is compressed")
+    with matrix.open("rb") as raw:
+        raw.seek(info.header_offset)
+        header = raw.read(30)  # a zip local file header; its name and extra field follow
+        if len(header) != 30 or header[:4] != b"PK\x03\x04":
+            raise VectorsDamaged(f"{matrix}: {member} has no local header")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        raw.seek(info.header_offset + 30 + name_length + extra_length)
+        version = np.lib.format.read_magic(raw)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+            np.lib.format.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(raw)
+        if dtype != np.int8 or fortran_order or len(shape) != 2:
+            raise VectorsDamaged(f"{matrix}: {member} is not a matrix of int8 rows")
+        return raw.tell(), (int(shape[0]), int(shape[1]))
+
+
+def moments_by_language(rows: CompanionRows, languages: npt.NDArray[np.int8], present: Mask) -> dict[int, Moments]:
+    """The moments of each language's rows that have a vector (by code, as `languages`), read a chunk at a
+    time: a float32 copy of every row would be 200 MB at 100k entries."""
+    codes = (*range(len(LANGUAGES)), -1)
+    totals = {code: np.zeros(rows.dimensions) for code in codes}
+    products = {code: np.zeros((rows.dimensions, rows.dimensions)) for code in codes}
+    for start, chunk in rows.chunks():
+        stop = start + len(chunk)
+        vectors = chunk.astype(np.float32) * rows.scales[start:stop, None]
+        for code in codes:
+            members = (languages[start:stop] == code) & present[start:stop]
+            if members.any():
+                part = vectors[members]
+                totals[code] += part.sum(axis=0, dtype=np.float64)
+                products[code] += (part.T @ part).astype(np.float64)
+    return {code: Moments(int(((languages == code) & present).sum()), totals[code], products[code])
+            for code in codes}
 
 
 def quantise(vectors: Vectors) -> Quantised:
@@ -294,17 +370,18 @@ def load_vectors(generation_dir: Path, model: str, recipes: tuple[str, ...], ent
         with np.load(matrix) as arrays:
             codes, scales, languages = arrays["codes"], arrays["scales"], arrays["languages"]
             questions = arrays["question_codes"], arrays["question_scales"]
-            # Files made before the companion model, or without it, hold none.
-            companion = (arrays["companion_codes"], arrays["companion_scales"]) \
-                if "companion_codes" in arrays.files and len(arrays["companion_scales"]) else None
-    except (OSError, ValueError, KeyError) as exc:
+            # Files made before the companion model, or without it, hold none. Its rows stay in the file.
+            companion_scales = arrays["companion_scales"] if "companion_scales" in arrays.files else None
+        companion = CompanionRows(matrix, "companion_codes", companion_scales) \
+            if companion_scales is not None and len(companion_scales) else None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
         raise VectorsDamaged(f"{matrix} cannot be read ({exc})") from None
     if not (len(codes) == len(scales) == len(languages) == manifest.count == count):
         raise VectorsDamaged(f"{matrix} holds {len(codes)} vectors for {count} entries")
     if not len(questions[0]) == len(questions[1]) == count:
         raise VectorsDamaged(f"{matrix} holds {len(questions[0])} question vectors for {count} entries")
-    if companion is not None and not len(companion[0]) == len(companion[1]) == count:
-        raise VectorsDamaged(f"{matrix} holds {len(companion[0])} companion vectors for {count} entries")
+    if companion is not None and not companion.count == len(companion.scales) == count:
+        raise VectorsDamaged(f"{matrix} holds {companion.count} companion vectors for {count} entries")
     for docnum, expected in manifest.samples.items():
         if docnum >= count or entry_id(docnum) != expected:
             raise VectorsDamaged(f"{matrix} is not in the index's entry order (entry {docnum})")

@@ -120,6 +120,8 @@ def companion_scores(dense: DenseIndex, query: Vectors, docnums: list[int]) -> F
     if dense.companion_everyone is None:
         return np.zeros(len(docnums), dtype=np.float32)
     cosines = dense.companion_cosines(query, docnums)
+    if cosines is None:  # its file cannot be read any more: the ranking stands without its opinion
+        return np.zeros(len(docnums), dtype=np.float32)
     everyone = dense.companion_everyone.mean_and_spread(query)
     statistics = {code: group.mean_and_spread(query) if group.count >= MIN_SAMPLE else everyone
                   for code, group in dense.companion_moments.items()}
