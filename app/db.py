@@ -46,7 +46,7 @@ from app.generations import (
 from app.models import Entry, Meta
 from app.search.clauses import Thesaurus
 from app.search.dense import VectorsDamaged, load_vectors, read_manifest
-from app.search.embedding import ModelSlot, searchable_recipes, vectors_recipe
+from app.search.embedding import ModelSlot, searchable_recipes
 from app.search.engine import SearchEngine, Semantics
 from app.search.index import analysed_as_now
 from app.semantic import read_progress
@@ -394,9 +394,8 @@ class DataStore:
             return f"unavailable: {self.model.problem}; search is lexical"
         semantics = snapshot.search.semantics
         if semantics is not None:
-            remaking = semantics.dense.manifest.recipe != vectors_recipe(semantics.embedder)
             return f"ready: {semantics.dense.manifest.describe()}" + \
-                ("; the second model's vectors are being made" if remaking else "")
+                ("; the second model's vectors are being made" if semantics.remaking else "")
         if self.vector_problem is not None:
             return f"lexical: {self.vector_problem}; `faq reindex` rebuilds the vectors"
         progress = read_progress(snapshot.generation.directory)
@@ -411,7 +410,7 @@ class DataStore:
             return
         semantics = snapshot.search.semantics
         # A file searched while the worker remade it (the companion's vectors added) is replaced by the new one.
-        if semantics is None or semantics.dense.manifest.recipe != vectors_recipe(semantics.embedder):
+        if semantics is None or semantics.remaking:
             self._attach_semantics(snapshot)
 
     def _attach_semantics(self, snapshot: Snapshot) -> None:

@@ -219,7 +219,7 @@ def _assemble(target: Generation, entries: Sequence[EntryText], cache: VectorCac
     passages = _matrix(entries, [entry.key for entry in entries], cache)
     questions = _matrix(entries, [entry.question_key for entry in entries], cache)
     companion = _matrix(entries, [entry.companion_key for entry in entries], companion_cache) \
-        if companion_cache is not None and embedder.companion is not None else None
+        if companion_cache is not None else None
     return write_vectors(target.directory, *passages, [entry.lang for entry in entries],
                          [entry.id for entry in entries], embedder.name, vectors_recipe(embedder), questions,
                          companion, embedder.companion.name if embedder.companion is not None else "")

@@ -24,7 +24,7 @@ from app.config import Settings
 from app.generations import current_name, generation
 from app.ingest.pipeline import run_ingest
 from app.search.embedding import Embedder, ModelSlot
-from app.semantic import Progress, build_vectors, entry_texts
+from app.semantic import COMPANION_BATCH, Progress, build_vectors, entry_texts
 from app.vectorcache import VectorCache
 from measure.localserver import ROOT, LocalServer, running_server
 
@@ -92,8 +92,8 @@ def throughput_rows(model: Embedder, texts: list[str], threads: Sequence[int] = 
     companion = model.companion
     if companion is not None:
         started = time.perf_counter()
-        for start in range(0, len(texts), 32):
-            companion.embed(texts[start:start + 32])
+        for start in range(0, len(texts), COMPANION_BATCH):
+            companion.embed(texts[start:start + COMPANION_BATCH])
         rows.append(("embedding by the companion model, 1 thread (entries/s)",
                      f"{len(texts) / (time.perf_counter() - started):.1f}", f"{companion.name}, the same entries"))
     return rows

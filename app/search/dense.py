@@ -271,20 +271,16 @@ def _stored_array(matrix: Path, member: str) -> tuple[int, tuple[int, int]]:
 def moments_by_language(rows: CompanionRows, languages: npt.NDArray[np.int8], present: Mask) -> dict[int, Moments]:
     """The moments of each language's rows that have a vector (by code, as `languages`), read a chunk at a
     time: a float32 copy of every row would be 200 MB at 100k entries."""
-    codes = (*range(len(LANGUAGES)), -1)
-    totals = {code: np.zeros(rows.dimensions) for code in codes}
-    products = {code: np.zeros((rows.dimensions, rows.dimensions)) for code in codes}
+    dimensions = rows.dimensions
+    found = {code: Moments(0, np.zeros(dimensions), np.zeros((dimensions, dimensions)))
+             for code in (*range(len(LANGUAGES)), -1)}
     for start, chunk in rows.chunks():
         stop = start + len(chunk)
         vectors = chunk.astype(np.float32) * rows.scales[start:stop, None]
-        for code in codes:
-            members = (languages[start:stop] == code) & present[start:stop]
-            if members.any():
-                part = vectors[members]
-                totals[code] += part.sum(axis=0, dtype=np.float64)
-                products[code] += (part.T @ part).astype(np.float64)
-    return {code: Moments(int(((languages == code) & present).sum()), totals[code], products[code])
-            for code in codes}
+        for code in found:
+            part = vectors[(languages[start:stop] == code) & present[start:stop]]
+            found[code] += Moments(len(part), part.sum(axis=0, dtype=np.float64), (part.T @ part).astype(np.float64))
+    return found
 
 
 def quantise(vectors: Vectors) -> Quantised:

@@ -26,7 +26,7 @@ from whoosh.query import Term
 from app.search.analysis import warm_up_analysis
 from app.search.clauses import Thesaurus
 from app.search.dense import DenseIndex
-from app.search.embedding import Embedder, Vectors, query_text
+from app.search.embedding import Embedder, Vectors, query_text, vectors_recipe
 from app.search.hanzi import warm_up_corrections
 from app.search.hybrid import (
     LEXICAL_DEPTH,
@@ -84,6 +84,8 @@ class Semantics:
 
     def __post_init__(self) -> None:
         self._vectors: OrderedDict[str, QueryVectors] = OrderedDict()
+        # A file made before the companion model is searched (e5 alone) while the worker remakes it.
+        self.remaking = self.dense.manifest.recipe != vectors_recipe(self.embedder)
         self._lock = threading.Lock()
 
     def query_vector(self, text: str) -> Future[QueryVectors]:

@@ -117,14 +117,14 @@ def standardised(dense: DenseIndex, cosines: Floats) -> Floats:
 def companion_scores(dense: DenseIndex, query: Vectors, docnums: list[int]) -> Floats:
     """The companion model's z-scores of entries `docnums`, each among the entries of its language as
     `standardised` has it, from the moments of their rows rather than every row's cosine."""
-    if dense.companion_everyone is None:
+    everyone = dense.companion_everyone
+    cosines = dense.companion_cosines(query, docnums) if everyone is not None else None
+    if everyone is None or cosines is None:  # none, or its file cannot be read any more: the ranking stands
         return np.zeros(len(docnums), dtype=np.float32)
-    cosines = dense.companion_cosines(query, docnums)
-    if cosines is None:  # its file cannot be read any more: the ranking stands without its opinion
-        return np.zeros(len(docnums), dtype=np.float32)
-    everyone = dense.companion_everyone.mean_and_spread(query)
-    statistics = {code: group.mean_and_spread(query) if group.count >= MIN_SAMPLE else everyone
-                  for code, group in dense.companion_moments.items()}
+    statistics = {}  # only the languages of these entries: each is a 512 × 512 product
+    for code in {int(dense.languages[docnum]) for docnum in docnums}:
+        group = dense.companion_moments[code]
+        statistics[code] = (group if group.count >= MIN_SAMPLE else everyone).mean_and_spread(query)
     z = np.zeros(len(docnums), dtype=np.float32)
     for row, docnum in enumerate(docnums):
         if dense.present[docnum]:
