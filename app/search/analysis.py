@@ -41,9 +41,14 @@ HAN = re.compile(HAN_RUN)
 # is shorter. A 4,000-letter word was read whole by every pattern of the search (paste, code, identifier), for
 # nothing; a 4,000-character Chinese run was segmented, looked up in the glossaries and analysed whole (124 ms).
 MAX_WORD_LENGTH = 256
-_LETTER_OR_SEPARATOR = rf"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|{WORD_SEPARATOR}"
-LONG_WORD = re.compile(rf"(?<!{_LETTER_OR_SEPARATOR})(?:{_LETTER_OR_SEPARATOR}){{{MAX_WORD_LENGTH + 1},}}"
+# The two classes share no character (`_` is a word character), and the run is taken whole (possessive): with `_`
+# in both, 256 underscores and a stop were read every way they can be split, 2^256 ways, and a search hung.
+_LETTER_OR_SEPARATOR = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[.\-/+]"
+LONG_WORD = re.compile(rf"(?<!{_LETTER_OR_SEPARATOR})(?:{_LETTER_OR_SEPARATOR}){{{MAX_WORD_LENGTH + 1},}}+"
                        rf"|(?<!{HAN_CHAR}){HAN_CHAR}{{{MAX_WORD_LENGTH + 1},}}")
+# The runs LONG_WORD may cut lie inside these (Chinese characters are word characters), and are these when they
+# hold no Chinese.
+LONG_RUN = re.compile(rf"[\w.\-/+]{{{MAX_WORD_LENGTH + 1},}}")
 ENGLISH = EnglishStemmer()
 TOKEN_PATTERN = re.compile(f"(?P<han>{HAN_RUN})|(?P<word>{WORD_RUN})")
 PART_PATTERN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+(?:\.[0-9]+)*")
@@ -155,10 +160,20 @@ def stem(word: str) -> str:
     return stemmed
 
 
+def jieba_words(run: str, search: bool = False) -> Iterator[tuple[str, int, int]]:
+    """jieba's words of a Chinese run with their offsets, the run cut every MAX_WORD_LENGTH characters first:
+    jieba reads characters it does not know by a path it copies at each one, and a run of 100,000 took 23 s
+    (no run of the corpora is a quarter that long)."""
+    for offset in range(0, len(run), MAX_WORD_LENGTH):
+        piece = run[offset:offset + MAX_WORD_LENGTH]
+        for word, start, end in jieba.tokenize(piece, mode="search" if search else "default"):
+            yield word, offset + start, offset + end
+
+
 @lru_cache(maxsize=16384)
 def _dictionary_words(run: str) -> tuple[tuple[str, int, int], ...]:
     """jieba's words of three or more characters in a Chinese run (runs repeat: breadcrumbs, phrases)."""
-    return tuple((word, start, end) for word, start, end in jieba.tokenize(run, mode="search") if end - start >= 3)
+    return tuple(word for word in jieba_words(run, search=True) if word[2] - word[1] >= 3)
 
 
 @lru_cache(maxsize=16384)
@@ -171,7 +186,7 @@ def _bigram_starts(run: str, for_query: bool) -> tuple[int, ...]:
     every = tuple(range(len(run) - 1))
     if not for_query or not QUERY_WORD_BIGRAMS_ONLY:
         return every
-    inside = tuple(i for _, w_start, w_end in jieba.tokenize(run) for i in range(w_start, w_end - 1))
+    inside = tuple(i for _, w_start, w_end in jieba_words(run) for i in range(w_start, w_end - 1))
     return inside or every
 
 
@@ -213,7 +228,16 @@ def shorten_words(text: str) -> str:
     """`text` with each word or run of Chinese characters longer than MAX_WORD_LENGTH cut to that length."""
     if max(map(len, text.split()), default=0) <= MAX_WORD_LENGTH:  # a word holds no space: most queries end here
         return text
-    return LONG_WORD.sub(lambda match: match.group()[:MAX_WORD_LENGTH], text)
+    return LONG_RUN.sub(_shorten_run, text)
+
+
+def _shorten_run(match: re.Match[str]) -> str:
+    """A long run of word characters and separators cut as LONG_WORD says: at once when it holds no Chinese (one
+    character class reads 4,000 letters nine times faster than LONG_WORD's two), else by LONG_WORD itself."""
+    run = match.group()
+    if HAN.search(run) is None:
+        return run[:MAX_WORD_LENGTH]
+    return LONG_WORD.sub(lambda word: word.group()[:MAX_WORD_LENGTH], run)
 
 
 def query_terms(text: str) -> list[str]:
@@ -253,7 +277,7 @@ def _chinese_stops(text: str) -> set[str]:
         if run in ZH_STOP_CHARACTERS:
             stop.add(run)
             continue
-        for word, _, _ in jieba.tokenize(run):
+        for word, _, _ in jieba_words(run):
             (stop if word in ZH_STOP_WORDS else content).update(word[i:i + 2] for i in range(len(word) - 1))
     return stop - content
 

@@ -48,7 +48,10 @@ from app.search.topk import LexicalIndex, TopK
 
 Mode = Literal["hybrid", "lexical", "semantic"]
 QUERY_VECTORS_KEPT = 256  # a reader paging through results asks for the same query again
-LONE_IDENTIFIER = re.compile(r"[\w.\-/:+=]*[\d_.\-/:+=][\w.\-/:+=]*", re.ASCII)  # one token with a digit or a separator
+# One token with a digit or a separator, read as two single-class scans: one pattern for both backtracked
+# through every character of a long word.
+IDENTIFIER = re.compile(r"[\w.\-/:+=]+", re.ASCII)
+IDENTIFIER_MARK = re.compile(r"[\d_.\-/:+=]")
 # Errors only bytes that are not what the index wrote can cause (a truncated or garbled file).
 READ_ERRORS = (struct.error, EOFError, zlib.error)
 
@@ -116,7 +119,7 @@ def reads_as_words(text: str) -> bool:
     """Whether a query has words whose meaning can help: not a lone identifier (`LLAMA_OPT_01234_FLAG`,
     `libnccl.so.2`), which only its exact spelling finds."""
     token = unicodedata.normalize("NFKC", text).strip()
-    return not LONE_IDENTIFIER.fullmatch(token)
+    return not (IDENTIFIER.fullmatch(token) and IDENTIFIER_MARK.search(token))
 
 
 class SearchEngine:

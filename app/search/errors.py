@@ -10,6 +10,7 @@ ingest and over a pasted error at query time, so `CUDA out of memory. Tried to a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 ERROR_LINE = re.compile(
     r"(?:^|[\s:：，,（(])((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit|Fault)E?\b:?.*)$"
@@ -51,9 +52,15 @@ MASKS = (
     re.compile(r"[\"'`“”‘’]"),  # quotes of every kind
 )
 MAX_SIGNATURE_WORDS = 12
-ERROR_TYPE = re.compile(r"(?:[A-Za-z_][\w$]*\.)*[A-Z]\w*(?:Error|Exception)\b")
+# A qualified name (`java.lang.IllegalStateException`) starts where an identifier or one of its parts does (after
+# Chinese, `报错java.lang…`, or `9.java.lang…`), and names at most 16 packages: from inside a word, or through
+# every part of `a.a.a…`, its parts were read again from every letter of a long word (4,000 characters: 66 ms).
+# A bare type may start inside a word (`torch._C._LinAlgError`).
+ERROR_TYPE = re.compile(r"(?:(?<![A-Za-z0-9_$])(?:[A-Za-z_][\w$]*+\.){1,16})?[A-Z]\w*(?:Error|Exception)\b")
+TYPE_END = re.compile(r"(?:Error|Exception)\b")  # where an error's type can end
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
 MIN_MESSAGE_WORDS = 2  # a cause with fewer words says less than the wrapper's message
+WORD = re.compile(r"\S+")
 ERROR_PREFIX = re.compile(r"\s*" + ERROR_TYPE.pattern + r"E?\s*[:\[]\s*")
 MAX_PHRASE_WORDS = 6
 
@@ -98,10 +105,21 @@ def error_lines(text: str) -> list[str]:
 
 def innermost_error(line: str) -> str:
     """The last error a chained message names, with its message: `…; nested exception is A: B[msg]` → `B[msg]`."""
-    for match in reversed(list(ERROR_TYPE.finditer(line))):
-        if len(MESSAGE_WORD.findall(line[match.end():])) >= MIN_MESSAGE_WORDS:
-            return line[match.start():]
+    for start, end in reversed(list(_error_types(line))):
+        if len(MESSAGE_WORD.findall(line[end:])) >= MIN_MESSAGE_WORDS:
+            return line[start:]
     return line
+
+
+def _error_types(line: str) -> Iterator[tuple[int, int]]:
+    """Where ERROR_TYPE matches in `line`: in the words (a match holds no space) where a type can end, each read
+    up to its last such end, past which ERROR_TYPE would try every start of a word for nothing."""
+    for word in WORD.finditer(line):
+        text = word.group()
+        ends = [match.end() for match in TYPE_END.finditer(text)]
+        if ends:
+            for match in ERROR_TYPE.finditer(text[:ends[-1] + 1]):
+                yield word.start() + match.start(), word.start() + match.end()
 
 
 def normalise_error(line: str) -> str:

@@ -185,8 +185,8 @@ def test_a_chinese_run_repeated_across_pairs_is_cut_once(monkeypatch: pytest.Mon
         uncached.setattr(lexicon, "_run_words", lexicon._run_words.__wrapped__)
         expected = mine_lexicon(repeated)
     cut: list[str] = []
-    real = jieba.cut
-    monkeypatch.setattr(jieba, "cut", lambda run, *args, **kwargs: cut.append(run) or real(run, *args, **kwargs))
+    real = jieba.tokenize
+    monkeypatch.setattr(jieba, "tokenize", lambda run, *args, **kwargs: cut.append(run) or real(run, *args, **kwargs))
     lexicon._run_words.cache_clear()
     assert mine_lexicon(repeated) == expected
     assert cut and len(cut) == len(set(cut)) and "请检查配置文件" in cut

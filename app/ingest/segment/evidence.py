@@ -43,7 +43,9 @@ CONDITION = re.compile(
 ERROR_SCORE = 0.7  # question_score of a line that states an error or failure without asking
 # An explicit question label: `Q:`, `Q3.`, `Question 2:`, `问：`, `问题1：` (bold markers around it allowed).
 # An item number may stand before the label, glued or not (`14.Q: …`, `13 (2). Q: …`).
-Q_PREFIX = re.compile(r"(?i)^\s*(?:\d{1,3}(?:\s*\(\d{1,3}\))?\s*[.、)]\s*)?(?:Q|Question|问|问题)\s*\d*\s*[:：.、]\s*")
+Q_PREFIX = re.compile(
+    r"(?i)^\s*+(?:\d{1,3}(?:\s*+\(\d{1,3}\))?\s*+[.、)]\s*+)?(?:Q|Question|问|问题)\s*+\d*+\s*+[:：.、]\s*+")
+BOLD_Q_PREFIX = re.compile(r"^\*\*\s*+(?:Q|问题?)\s*+\d*+\s*+[:：.、]?\s*+\*\*\s*+[:：]?\s*+")  # `**Q3：**`
 # The parts an answer is written in (`### Analysis`, `- 原因：…`): never questions of their own.
 ANSWER_PART_WORDS = (
     "problem description", "issue description", "description", "symptom", "symptoms", "cause", "causes",
@@ -112,8 +114,11 @@ NAVIGATION_TITLE = re.compile(
 _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
              r"Español|Français|Deutsch|Русский|Português|Italiano|Tiếng Việt|العربية|Türkçe)")
 LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*{_LANGUAGE}(?:\s*[|/·•,、]?\s*{_LANGUAGE})+\W*$")
+# Runs of spaces and digits are taken whole (possessive: what follows each is neither): with `\s*\d*\s*`
+# a line of `**A` and 2,000 spaces was split every way, 2 s (cubic in the spaces).
 ANSWER_PREFIX = re.compile(
-    r"^\s*(?:\*\*\s*(?:A|Answer|答|回答|答复)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer|答|回答|答复)\s*\d*\s*[:：])\s*")
+    r"^\s*+(?:\*\*\s*+(?:A|Answer|答|回答|答复)\s*+\d*+\s*+[:：]?\s*+\*\*\s*+[:：]?|(?:A|Answer|答|回答|答复)\s*+\d*+\s*+[:：])"
+    r"\s*+")
 # `1. `, `3、`, and a section's number whole: `7.5 ` (stripping only `7.` left `5 scripts/download.sh failed`);
 # a version or an address is not a number (`3.0 升级后…`, `2.6.100 升级到 …`, `127.0.0.1:7777 port already bound`):
 # sections count from 1 in one or two digits.
@@ -154,8 +159,7 @@ README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 def strip_numbering(text: str) -> str:
     """The text without its leading labels (`1.`, `Q3:`, `**问题2：**`, `Q: 1.`); unchanged if that is all."""
     stripped = NUMBERING.sub("", text.strip(), count=1)
-    unlabelled = Q_PREFIX.sub("", re.sub(r"^\*\*\s*(?:Q|问题?)\s*\d*\s*[:：.、]?\s*\*\*\s*[:：]?\s*", "", stripped),
-                              count=1)
+    unlabelled = Q_PREFIX.sub("", BOLD_Q_PREFIX.sub("", stripped), count=1)
     stripped = ITEM_NUMBER.sub("", unlabelled, count=1)  # `9、 2.6.100 升级…` keeps its version
     return stripped.strip() or text.strip()
 
