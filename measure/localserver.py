@@ -60,21 +60,23 @@ def _poll(client: httpx.Client, url: str, process: subprocess.Popen[bytes], star
 
 @contextmanager
 def running_server(env: Mapping[str, str], ready_path: str = "/healthz",
-                   timeout: float = 60.0, workers: int = 1) -> Iterator[LocalServer]:
+                   timeout: float = 60.0, workers: int = 1, cpus: set[int] | None = None) -> Iterator[LocalServer]:
     """Yield the server once `ready_path` answers 2xx.
 
     It searches by words only unless `env` says FAQ_SEMANTIC=true (then its data's vectors should be made
     first: a server making them in the background would measure the model, not the search). With several
     `workers`, each poll is a new connection (the kernel hands it to any worker), and it waits until /readyz has
     answered 200 from every worker by its process id: a warm worker may take every connection while another is
-    still loading, so answers in a row prove nothing.
+    still loading, so answers in a row prove nothing. With `cpus`, the server and its workers run on those cores
+    only (Linux), so that clients measuring it on the same machine can be kept off them.
     """
     port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
                                 "--workers", str(workers)],
                                cwd=ROOT, env={**os.environ, "FAQ_SEMANTIC": "false", **env},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus))
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(timeout=5, headers={"Connection": "close"} if workers > 1 else None) as client:
