@@ -10,6 +10,7 @@ interrupted) that must finish within seconds; before the patterns were rewritten
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,7 @@ import pytest
 from app.config import Settings
 from app.ingest.pipeline import run_ingest
 from app.queries import all_entries
+from measure import backtracking
 from tests.conftest import settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,3 +120,19 @@ def test_a_file_of_hostile_lines_is_ingested(tmp_path: Path) -> None:
         result = sum(run_ingest(settings, progress=False).entries_by_lang.values())
     """) == 2
     assert {entry.title for entry in all_entries(settings)} == {"为什么启动失败？", "How do I set the key?"}
+
+
+def test_every_pattern_of_the_portal_reads_hostile_texts_in_bounded_time() -> None:
+    timed, over = backtracking.survey(2000, limit=3.0)
+    assert len(timed) > 100  # every module of app/ was read
+    assert not over, f"these patterns backtrack: {over}"
+
+
+def test_the_hostile_texts_reach_the_splits_that_hung() -> None:
+    # The patterns as they were: each of these texts kept Python's engine busy for minutes or forever.
+    long_word = re.compile(r"(?<![^\W\u4e00-\u9fff]|[._\-/+])(?:[^\W\u4e00-\u9fff]|[._\-/+]){257,}")
+    answer = re.compile(r"^\s*(?:\*\*\s*(?:A|Answer)\s*\d*\s*[:：]?\s*\*\*\s*[:：]?|(?:A|Answer)\s*\d*\s*[:：])\s*")
+    tag = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']+|"[^"]*"|'[^']*')*)>""")
+    assert "_" * 256 + "\x00" in backtracking.hostile_texts(long_word, 2000)
+    assert "**A" + " " * 2000 + "\x00" in backtracking.hostile_texts(answer, 2000)
+    assert "<a" + "0" * 2000 + "\x00" in backtracking.hostile_texts(tag, 2000)

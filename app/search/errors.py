@@ -19,8 +19,8 @@ ERROR_LINE = re.compile(
 STACK_FRAME = re.compile(r"at [\w$.<>/]+\([\w$. ]*(?::\d+)?\)|File \".*\", line \d+")
 # Python tracebacks, Java stack frames and causes, Go goroutine dumps.
 TRACEBACK_MARKERS = re.compile(
-    r"Traceback \(most recent call last\)|^\s*(?:" + STACK_FRAME.pattern + r")|^\s*Caused by: |^goroutine \d+ \[",
-    re.MULTILINE)
+    r"Traceback \(most recent call last\)|^[^\S\n]*(?:" + STACK_FRAME.pattern + r")|^[^\S\n]*Caused by: "
+    r"|^goroutine \d+ \[", re.MULTILINE)  # a line's own indent only: `\s*` read every following empty line again
 # The message of a log line, after its level, and of tools that name no exception type:
 # Go panics, compilers, linkers and loaders, the shell. (No leading `.*`: lines are long.)
 LOG_LEVEL = re.compile(r"(?:(?:^|\s)(?:ERROR|FATAL|CRITICAL|SEVERE)\b|\[(?:ERROR|FATAL|error|crit|alert|emerg)"
@@ -61,7 +61,7 @@ TYPE_END = re.compile(r"(?:Error|Exception)\b")  # where an error's type can end
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
 MIN_MESSAGE_WORDS = 2  # a cause with fewer words says less than the wrapper's message
 WORD = re.compile(r"\S+")
-ERROR_PREFIX = re.compile(r"\s*" + ERROR_TYPE.pattern + r"E?\s*[:\[]\s*")
+ERROR_PREFIX = re.compile(r"(?<!\s)\s*+" + ERROR_TYPE.pattern + r"E?\s*+[:\[]\s*+")
 MAX_PHRASE_WORDS = 6
 
 

@@ -36,7 +36,7 @@ ADMONITION_INDENT = 4
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # An anchor that only names a place (`<a id="x">`, `<a name="1"></a>`): no text of the question.
 NAME_ANCHOR = re.compile(r"(?i)<a\s(?![^>]*\bhref\s*=)[^>]*\b(?:name|id)\s*=[^>]*>")
-TRAILING_BREAK = re.compile(r"(?i)\s*(?:<\s*/?\s*br\s*/?\s*>|\\)\s*$")
+TRAILING_BREAK = re.compile(r"(?i)(?<!\s)\s*+(?:<\s*+/?\s*+br\s*+/?\s*+>|\\)\s*+$")
 BOLD_LINE = re.compile(r"^\*\*(.+?)\*\*\s*([:：]?)\s*$|^__(.+?)__\s*([:：]?)\s*$|"
                        r"^<(?i:b|strong)>(.+?)</(?i:b|strong)>\s*([:：]?)\s*$")  # `<b>…</b>` is bold too
 

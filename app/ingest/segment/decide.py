@@ -91,7 +91,7 @@ MIN_OWN_ANSWER = 100
 PROBLEM_STATEMENT = 30  # characters (a Chinese one counting two) of a sub-heading that says more than a label
 # A heading that only numbers a question (`## Question 1`, `## 问题1`, `## Q3`): the question is written under it.
 BARE_QUESTION_LABEL = re.compile(
-    r"(?i)^\W*(?:(?:question|q|问题|问)\s*[#№]?\s*\d{1,3}|(?:question )?title|问题标题|标题)\W*$")
+    r"(?i)^\W*+(?:(?:question|q|问题|问)\s*+[#№]?\s*+\d{1,3}|(?:question )?title|问题标题|标题)\W*+$")
 MIN_NUMBERED = 4  # numbered headings of one level, four in five of its headings: the FAQ's questions are numbered
 MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
@@ -99,7 +99,7 @@ POINTER_LENGTH = 60  # characters beside its links of a section that only points
 # A list written as lines of a paragraph: `1、[如何进行最简化部署](./Deployment.md)<br/>`.
 LINK_LINE = re.compile(r"\d{1,3}[.、)）]\s*\[[^\]]*\]\([^)]*\)\s*(?:<br\s*/?>)?", re.IGNORECASE)
 LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)|<a\s[^>]*>.*?</a>|https?://\S+", re.IGNORECASE)
-HTML_COMMENTS = re.compile(r"\s*(?:<!--.*?-->\s*)+", re.DOTALL)
+HTML_COMMENTS = re.compile(r"(?<!\s)\s*+(?:<!--.*?-->\s*+)+", re.DOTALL)
 
 
 @dataclass(frozen=True)

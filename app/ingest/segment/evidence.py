@@ -113,7 +113,7 @@ NAVIGATION_TITLE = re.compile(
 # Two or more language names side by side: the links between a document's translations.
 _LANGUAGE = (r"(?:English|EN|Chinese|中文|简体中文|簡體中文|繁體中文|繁体中文|日本語|Japanese|한국어|Korean|"
              r"Español|Français|Deutsch|Русский|Português|Italiano|Tiếng Việt|العربية|Türkçe)")
-LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*{_LANGUAGE}(?:\s*[|/·•,、]?\s*{_LANGUAGE})+\W*$")
+LANGUAGE_SWITCH = re.compile(rf"(?i)^\W*+{_LANGUAGE}(?:\s*+[|/·•,、]?\s*+{_LANGUAGE})+\W*+$")
 # Runs of spaces and digits are taken whole (possessive: what follows each is neither): with `\s*\d*\s*`
 # a line of `**A` and 2,000 spaces was split every way, 2 s (cubic in the spaces).
 ANSWER_PREFIX = re.compile(
@@ -127,16 +127,16 @@ NUMBERING = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s+|^\s*[1-9]\d?(?:\.[1-9]\d?)+
 ITEM_NUMBER = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s*(?![\d.])")  # a second label: `1. 1.如何更新数据`, `Q: 1. …`
 QUESTION_WORDS = re.compile(
     r"(?ix)"
-    r"[?？]\W*$"
-    r"|^\s*(?:Q|问题?)\s*\d*\s*[:：]"
-    r"|^\s*(?:how|what|why|when|where|which|who|can|could|does|do|did|is|are|should|will|would|any)\b"
-    r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*$|什么|哪些|哪个|哪里|多大|多少|多长"
+    r"[?？]\W*+$"
+    r"|^\s*+(?:Q|问题?)\s*+\d*+\s*+[:：]"
+    r"|^\s*+(?:how|what|why|when|where|which|who|can|could|does|do|did|is|are|should|will|would|any)\b"
+    r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*+$|什么|哪些|哪个|哪里|多大|多少|多长"
 )
 LEAD_IN = re.compile(r"^[^?？]*[:：][\s*_`]*$")  # ends in a colon, no question mark anywhere
 # A step that tells the reader to check something (`检查 key 是否配置正确`, `确认网络是否正常`): its 是否 is "whether".
 CHECK_STEP = re.compile(r"^\W*(?:请\s*)?(?:先\s*)?(?:检查|确认|确保|查看|核实|核对|排查|检测)[^?？]*$")
 ERROR_WORDS = re.compile(
-    r"(?i)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|"
+    r"(?i)(?<!\w)\w*(?:error|exception)(?![a-z0-9_])|not found|no module|cannot|can't|unable|failed|failure|"
     r"(?<![a-z-])fails?(?![a-z-])|refused|"
     r"denied|timeout|timed out|(?<![a-z])oom(?![a-z])|out of memory|killed|undefined|segmentation fault|core dumped|"
     r"not (?:accessible|working|responding|supported)|inaccessible|(?:doesn't|does not|won't|can not) work|"
@@ -151,7 +151,8 @@ GENERIC_TITLES = {
     "note", "notes", "tip", "tips", "other", "others", "misc", "error", "errors", "warning", "warnings",
     "注意", "备注", "提示", "其他", "其它", "说明", "报错", "错误", "问题", "警告", "告警",
 }
-GENERIC_JOIN = re.compile(r"\s+and\s+|\s*[&/、]\s*|以及|和|与|及")  # `Errors and Warnings`, `错误和警告`
+# `Errors and Warnings`, `错误和警告`; spaces are read from where a run of them starts (or from each, again and again)
+GENERIC_JOIN = re.compile(r"(?<!\s)\s++and\s+|(?:(?<!\s)\s++)?[&/、]\s*+|以及|和|与|及")
 # A file named like this is a project's front page: without an FAQ section it has no entries.
 README_NAME = re.compile(r"(?i)^readme(?:[._-].*)?$")
 
