@@ -8,8 +8,8 @@ from collections.abc import Collection, Iterable
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language: each is replaced by
-# a space. Each character is read a bounded number of times, with the same words kept as one pattern of the six
-# kept (it read a line of 32,000 Chinese characters, or of `<`, again from each character: 4.6 s):
+# a space. Each character is read a bounded number of times and the same words are kept as when the path-like
+# token was looked for again from each character (a line of 32,000 Chinese characters, or of `<`, took 4.6 s):
 # - what cannot start a token is taken as prose at once (group `prose`, kept with a space before it; it is the
 #   last choice, so it starts only where no token does);
 # - a path-like token is looked for only where a word starts or a token ended (after `, ~ or >): once one is not
