@@ -41,11 +41,7 @@ def patterns(module_name: str) -> dict[str, re.Pattern[str]]:
 def openings(pattern: re.Pattern[str]) -> list[str]:
     """Ways a match of `pattern` can begin (a few characters each), read from its parsed form; optional parts
     and look-arounds are passed over, a character class gives its first member."""
-    try:
-        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
-    except re.error:  # pragma: no cover  (compiled already, so it parses)
-        return [""]
-    found = _starts(list(parsed), OPENING_LENGTH)
+    found = _starts(list(sre_parse.parse(pattern.pattern, pattern.flags)), OPENING_LENGTH)
     return sorted(set(found))[:MAX_OPENINGS] or [""]
 
 

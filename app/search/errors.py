@@ -56,8 +56,8 @@ MAX_SIGNATURE_WORDS = 12
 # Chinese, `报错java.lang…`, or `9.java.lang…`), and names at most 16 packages: from inside a word, or through
 # every part of `a.a.a…`, its parts were read again from every letter of a long word (4,000 characters: 66 ms).
 # A bare type may start inside a word (`torch._C._LinAlgError`).
-ERROR_TYPE = re.compile(r"(?:(?<![A-Za-z0-9_$])(?:[A-Za-z_][\w$]*+\.){1,16})?[A-Z]\w*(?:Error|Exception)\b")
 TYPE_END = re.compile(r"(?:Error|Exception)\b")  # where an error's type can end
+ERROR_TYPE = re.compile(r"(?:(?<![A-Za-z0-9_$])(?:[A-Za-z_][\w$]*+\.){1,16})?[A-Z]\w*" + TYPE_END.pattern)
 MESSAGE_WORD = re.compile(r"[A-Za-z]{2,}")
 MIN_MESSAGE_WORDS = 2  # a cause with fewer words says less than the wrapper's message
 WORD = re.compile(r"\S+")
