@@ -88,8 +88,9 @@ class Thesaurus:
         """The editor's glossary over the mined lexicon, each at its weight."""
         return cls(((glossary, EQUIVALENT_WEIGHT), (lexicon, LEXICON_WEIGHT)))
 
-    def mentioned(self, normalised_query: str, query_stems: set[str]) -> list[Line]:
-        """The lines whose phrase the query mentions, in source order."""
+    def mentioned(self, normalised_query: str, query_stems: Sequence[str]) -> list[Line]:
+        """The lines whose phrase the query mentions: Chinese phrases where the query holds them, then the others by
+        their first stem's place among `query_stems` (the query's terms in order), each in source order."""
         found: list[Line] = []
         text = normalised_query if HAN.search(normalised_query) else ""  # every written phrase is Chinese
         for start in range(len(text)):
@@ -97,9 +98,10 @@ class Thesaurus:
                 if start + length > len(text):
                     break
                 found.extend(self.written.get(text[start:start + length], ()))
-        for first in query_stems:
+        held = set(query_stems)
+        for first in dict.fromkeys(query_stems):  # the query's order, not a set's: the same query, the same clauses
             found.extend(line for line in self.by_first_stem.get(first, ())
-                         if all(t in query_stems for t in _phrase_terms(line[0])))
+                         if all(t in held for t in _phrase_terms(line[0])))
         return found
 
 
@@ -186,10 +188,16 @@ def build_clauses(index: LexicalIndex, text: str, thesaurus: Thesaurus,
     remaining = list(terms)
     highlighted = list(terms)
     clauses: list[Query] = []
-    query_stems = set(terms)
-    mentioned = thesaurus.mentioned(normalised, query_stems)
-    # The editor's lines first; the longest phrase wins where lines overlap ("memory fragmentation" over "memory").
-    for phrase, group, weight in sorted(mentioned, key=lambda pgw: (-pgw[2], -len(_phrase_terms(pgw[0])))):
+    mentioned = thesaurus.mentioned(normalised, terms)
+    # The editor's lines first; the longest phrase wins where lines overlap ("memory fragmentation" over "memory"),
+    # then the phrase whose words the query writes together ("consumer group" over "work group" in "… not work for
+    # new consumer group").
+    def preference(line: Line) -> tuple[float, int, bool]:
+        stems = _phrase_terms(line[0])
+        written_together = bool(HAN.search(line[0])) or _together(stems, terms)  # a Chinese phrase is found as written
+        return -line[2], -len(stems), not written_together
+
+    for phrase, group, weight in sorted(mentioned, key=preference):
         covered = list(_phrase_terms(phrase))
         if not covered or not all(t in remaining for t in covered):
             continue
@@ -205,6 +213,12 @@ def build_clauses(index: LexicalIndex, text: str, thesaurus: Thesaurus,
     identifiers = identifier_words(text)
     clauses.extend(_identifier_query(t, fields, index, identifiers.get(t, [])) for t in remaining)
     return phrases + clauses, list(dict.fromkeys(quoted_terms + highlighted))
+
+
+def _together(stems: Sequence[str], terms: Sequence[str]) -> bool:
+    """Whether `terms` hold `stems` side by side, in order."""
+    width = len(stems)
+    return width <= 1 or any(tuple(terms[i:i + width]) == tuple(stems) for i in range(len(terms) - width + 1))
 
 
 def _too_common(index: LexicalIndex, terms: Sequence[str], fields: Fields) -> bool:

@@ -147,11 +147,37 @@ def test_the_shipped_lexicon_keeps_only_words_that_pair_across_projects() -> Non
 
 def test_the_thesaurus_finds_chinese_as_written_and_other_phrases_by_all_their_stems() -> None:
     thesaurus = Thesaurus([([["memory fragmentation", "内存碎片"], ["显存", "GPU memory"]], 0.5)])
-    found = thesaurus.mentioned("训练时内存碎片很多", set())
+    found = thesaurus.mentioned("训练时内存碎片很多", [])
     assert [phrase for phrase, _, _ in found] == ["内存碎片"]
-    stems = set(query_terms("fragmentation of the memory"))
+    stems = query_terms("fragmentation of the memory")
     assert [phrase for phrase, _, _ in thesaurus.mentioned("", stems)] == ["memory fragmentation"]
-    assert thesaurus.mentioned("", set(query_terms("memory"))) == []  # "GPU memory" needs both words
+    assert thesaurus.mentioned("", query_terms("memory")) == []  # "GPU memory" needs both words
+
+
+def test_the_thesaurus_names_phrases_in_the_order_of_the_query_not_of_a_set() -> None:
+    """The same query builds the same clauses in every process: no set's order, which changes with PYTHONHASHSEED."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    thesaurus = Thesaurus([([[f"{word} cluster", f"集群{k}"] for k, word in enumerate(reversed(words))], 0.5)])
+    query = " ".join(f"{word} cluster" for word in words)
+    found = [phrase for phrase, _, _ in thesaurus.mentioned("", query_terms(query))]
+    assert found == [f"{word} cluster" for word in words]
+
+
+def test_of_two_equal_phrases_the_one_the_query_writes_together_wins(tmp_path: Path) -> None:
+    """In "not work for new consumer group", "group" goes with "consumer" (side by side), not with "work"."""
+    content = tmp_path / "content"
+    content.mkdir()
+    _write(content, "glossary.tsv", "工作组\twork group\n消费者组\tconsumer group\n")
+    _write(content, "faq.zh.md", "# 常见问题\n\n## 工作组如何配置？\n\n在控制台设置。\n\n"
+                                 "## 新的消费者组从哪里开始消费？\n\n从最后的位置。\n")
+    settings = settings_for(tmp_path, content)
+    run_ingest(settings, progress=False)
+    from app.main import create_app
+
+    with InProcessClient(create_app(settings)) as client:
+        hits = client.get("/api/v1/search", params={"q": "offset not work for new consumer group",
+                                                    "mode": "lexical"}).json()["results"]
+    assert hits and hits[0]["title"] == "新的消费者组从哪里开始消费？"
 
 
 def test_an_equivalent_found_in_most_entries_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
