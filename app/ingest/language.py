@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+HAN_RANGES = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN = re.compile(f"[{HAN_RANGES}]")
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language: each is replaced by
 # a space. Each character is read a bounded number of times and the same words are kept as when the path-like
@@ -15,8 +16,12 @@ LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # - a path-like token is looked for only where a word starts or a token ended (after `, ~ or >): once one is not
 #   in the rest of a word, it is not in any part of that rest;
 # - a tag is not looked for right after a `<` that opened none: no `>` follows on its line.
-CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*+`|https?://\S++|(?<!<)<[^>\n]++>"
-                  r"|(?<![^\s`~>])[^\s/_=\\]*+[/_=\\]\S*+|(?P<prose>[^\s`~<]+)", re.DOTALL)
+# Chinese is written without spaces, so a run of Chinese characters ends a word as a space does:
+# `用stop_gradient=True的` and `详见https://a.org/x，然后…` are prose, code, prose (the Chinese after the code was
+# dropped with it, and code after Chinese was read as prose).
+CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*+`|https?://[^\s" + HAN_RANGES + r"]++|(?<!<)<[^>\n]++>"
+                  r"|(?<![^\s`~>" + HAN_RANGES + r"])[^\s/_=\\" + HAN_RANGES + r"]*+[/_=\\][^\s" + HAN_RANGES + r"]*+"
+                  r"|(?P<prose>[" + HAN_RANGES + r"]++|[^\s`~<" + HAN_RANGES + r"]++)", re.DOTALL)
 MIN_WORDS_TO_DIFFER = 10
 
 

@@ -17,6 +17,16 @@ def test_detect_language_reads_prose_not_code(text: str, lang: str) -> None:
     assert detect_language(text) == lang
 
 
+def test_chinese_glued_to_code_is_still_read_as_prose() -> None:
+    """Chinese is written without spaces: the code inside a word ends where the Chinese starts, on either side."""
+    from app.ingest.language import language_scores
+
+    assert language_scores("设置freeze_layers=True后训练更快，见docs/faq.md说明") == (10, 0)
+    assert language_scores("详见https://example.org/setup，然后重启") == (6, 0)
+    assert language_scores("用stop_gradient=True的") == (2, 0)
+    assert detect_language("设置freeze_layers=True后训练更快，见docs/faq.md说明") == "zh"
+
+
 @pytest.mark.parametrize(("path", "lang"), [
     ("faq.zh.md", "zh"), ("FAQ_zh.md", "zh"), ("zh_cn/faq.md", "zh"), ("en/faq.md", "en"),
     ("faq.en.md", "en"), ("docs/zhong.md", None), ("README.md", None),
