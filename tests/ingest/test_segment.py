@@ -151,3 +151,24 @@ def test_segment_drops_emoji_shortcodes_from_titles_and_breadcrumbs() -> None:
     (entry,) = segment_markdown(text).entries
     assert entry.title == "ZeRO" and entry.section == ("DeepSpeed",)
     assert segment_markdown("## Q10: Error:\n\ntext\n").entries[0].title.endswith("Error")
+
+
+def test_numbered_questions_whose_answers_are_indented_too_little_keep_every_item_and_answer() -> None:
+    """`5.` repeated after an answer at the margin goes on with the list; the last item's bullets, indented less
+    than its text, are still its answer (SlopeCraft's FAQ, eval/wild23)."""
+    english = ("# FAQ\n\n1. Can this be used in Bedrock edition?\n   - No.\n\n2. How to make non-square maps?\n"
+               "   - Import your image as usual.\n\n3. Why is everything grey after color adjust?\n"
+               " - Some colors are not in the game.\n\n3. '/give' didn't give me the map item\n"
+               " - Use `/give @p filled_map{map:i}`.\n\n4. Can I shrink the map?\n - Deprecated.\n\n"
+               "5. My Litematic file wasn't able to be loaded\n - Use English characters in its name.\n")
+    entries = segment_markdown(english).entries
+    assert [e.title for e in entries] == [
+        "Can this be used in Bedrock edition?", "How to make non-square maps?",
+        "Why is everything grey after color adjust?", "'/give' didn't give me the map item", "Can I shrink the map?",
+        "My Litematic file wasn't able to be loaded"]
+    assert entries[2].answer_markdown == "- Some colors are not in the game."
+    assert entries[5].answer_markdown == "- Use English characters in its name."
+    chinese = ("# 常见问题\n\n1. 基岩版能不能用？\n   - 不能。\n\n2. 可不可以把地图缩小？\n   - 不建议。\n\n"
+               "3.  导出的投影文件不能正常读取？\n   - 不要在名称中写中文。\n")
+    last = segment_markdown(chinese).entries[-1]
+    assert (last.title, last.answer_markdown) == ("导出的投影文件不能正常读取？", "- 不要在名称中写中文。")

@@ -143,7 +143,7 @@ def list_groups(section: Section, lines: list[str], faq_scope: bool, faq_documen
         group = Group(kind="list", rule="ordered list item" if ordered else "bullet list item", line=span(run[0][0])[0])
         ends = [span(run[k + 1][1])[0] if k + 1 < len(run) and run[k + 1][0] is not block else span(item)[1]
                 for k, (block, item) in enumerate(run)]
-        ends[-1] = _run_end(section, run)
+        ends[-1] = _run_end(section, run, lines)
         facts = _joined_answers(_inner_questions(
             [_item_facts(item, end, lines) for item, end in zip(items, ends, strict=True)], lines))
         if len(facts) >= 3 and (CLOSING_POINTER.match(facts[-1][0].title) or is_navigation(facts[-1][0].title)):
@@ -256,10 +256,18 @@ def _list_runs(section: Section) -> Iterator[list[tuple[SyntaxTreeNode, SyntaxTr
             yield run
             continue
         later = _past_bullets(runs, at)
-        while later < len(runs) and _list_start(runs[later][0][0]) == _next_number(run):
+        while later < len(runs) and _continues(run, runs[later][0][0], answered=later > at):
             run, at = run + runs[later], later + 1  # the bullets between are the answer of the item before
             later = _past_bullets(runs, at)
         yield run
+
+
+def _continues(run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]], block: SyntaxTreeNode, answered: bool) -> bool:
+    """Whether an ordered list goes on with the run's numbering: it starts at the next number or, after bullets
+    that answered the run's last item at the margin, repeats that item's number (`5.`, its answer, `5.` again:
+    a reader sees two items numbered alike, not a new list)."""
+    start, following = _list_start(block), _next_number(run)
+    return start is not None and following is not None and (start == following or (answered and start == following - 1))
 
 
 def _past_bullets(runs: list[list[tuple[SyntaxTreeNode, SyntaxTreeNode]]], at: int) -> int:
@@ -315,10 +323,17 @@ def _bare_item(block: SyntaxTreeNode) -> bool:
     return len(items) == 1 and len(items[0].children) <= 1
 
 
-def _run_end(section: Section, run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]]) -> int:
-    """Where the answer of a run's last item ends: its own end, or, when the run's lists were each cut off by
-    an answer at the margin and the last is one bare item too, the next list or the section's end."""
+def _run_end(section: Section, run: list[tuple[SyntaxTreeNode, SyntaxTreeNode]], lines: list[str]) -> int:
+    """Where the answer of a run's last item ends: its own end; or, when that item is one paragraph and the bullets
+    right after it are indented (its answer, indented too little to be inside it: `9.  问题` then `   - 答案`), the
+    end of those bullets; or, when the run's lists were each cut off by an answer at the margin and the last is
+    one bare item too, the next list or the section's end."""
     last = run[-1][0]
+    item = run[-1][1]
+    after = [b for b in section.blocks if span(b)[0] >= span(last)[1]]
+    if len(item.children) <= 1 and after and after[0].type == "bullet_list" and span(after[0])[0] < len(lines) \
+            and lines[span(after[0])[0]][:1] in (" ", "\t"):
+        return span(after[0])[1]
     if len(run) < 2 or run[0][0] is last or not _bare_item(last):
         return span(run[-1][1])[1]
     later = [b for b in section.blocks if span(b)[0] > span(last)[0] and b.type in {"ordered_list", "bullet_list"}]
