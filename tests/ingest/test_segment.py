@@ -172,3 +172,20 @@ def test_numbered_questions_whose_answers_are_indented_too_little_keep_every_ite
                "3.  导出的投影文件不能正常读取？\n   - 不要在名称中写中文。\n")
     last = segment_markdown(chinese).entries[-1]
     assert (last.title, last.answer_markdown) == ("导出的投影文件不能正常读取？", "- 不要在名称中写中文。")
+
+
+def test_a_question_with_a_badge_after_its_question_mark_asks() -> None:
+    """`运行成功但没收到消息？ ⭐ 最常见`: the emoji opens a badge; the heading asks, and with it the section's other
+    headings read as the troubleshooting entries they are (epic_push's README, eval/wild23)."""
+    readme = ("# 推送机器人\n\n## 故障排查\n\n### 运行成功但没收到消息？ ⭐ 最常见\n\n"
+              "去重机制正常工作，脚本自动跳过。\n\n"
+              "### `❌ 缺少配置`\n\n- Secret 名称必须 `TG_BOT_TOKEN`\n- 无多余空格换行\n\n"
+              "### 获取免费游戏列表失败\n\n网络波动，脚本已自动重试 3 次。\n\n### Actions 无运行记录\n\n"
+              "1. 确认 `.github/workflows/` 文件存在\n2. 手动 Run workflow 激活\n\n### Keepalive 失败\n\n"
+              "检查权限是否设为 `Read and write permissions`。\n\n## 常见问题\n\n"
+              "<details>\n<summary>每天什么时候自动运行？</summary>\n\n每天 23:30。\n\n</details>\n\n"
+              + "".join(f"<details>\n<summary>问题{k}能推送到微信吗？</summary>\n\n可以改代码。\n\n</details>\n\n"
+                        for k in range(6)))
+    titles = [entry.title for entry in segment_markdown(readme).entries]
+    assert titles[0] == "运行成功但没收到消息？ ⭐ 最常见"
+    assert "Actions 无运行记录" in titles and "每天什么时候自动运行？" in titles and len(titles) == 12

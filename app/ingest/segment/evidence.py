@@ -128,6 +128,7 @@ ITEM_NUMBER = re.compile(r"^\s*\d{1,3}\s*[.、)）]\s*(?![\d.])")  # a second la
 QUESTION_WORDS = re.compile(
     r"(?ix)"
     r"[?？]\W*+$"
+    r"|[?？]\s*+[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]"  # a badge: `…？ ⭐ 最常见`
     r"|^\s*+(?:Q|问题?)\s*+\d*+\s*+[:：]"
     r"|^\s*+(?:how|what|why|when|where|which|who|can|could|does|do|did|is|are|should|will|would|any)\b"
     r"|如何|怎么|怎样|为什么|为何|为啥|是否|能否|可否|吗\W*+$|什么|哪些|哪个|哪里|多大|多少|多长"
