@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,16 @@ def test_a_question_with_a_badge_after_its_question_mark_asks() -> None:
     titles = [entry.title for entry in segment_markdown(readme).entries]
     assert titles[0] == "运行成功但没收到消息？ ⭐ 最常见"
     assert "Actions 无运行记录" in titles and "每天什么时候自动运行？" in titles and len(titles) == 12
+
+
+def test_a_work_around_heading_is_part_of_its_answer() -> None:
+    """`### Work around` (two words, as Microsoft's HoloLens troubleshooting page writes it) and `### 变通方法` name the
+    part of an answer that works around the problem, like `### Workarounds` (eval/wild23/hololens)."""
+    folder = Path(__file__).resolve().parents[2] / "eval" / "wild23" / "hololens"
+    gold = _gold(folder)
+    for path in ("en/hololens-troubleshooting.md", "zh-cn/hololens-troubleshooting.md"):
+        entries = entries_of(folder / path)
+        titles = {entry.title for entry in entries}
+        assert not titles & {"Work around", "变通方法"}
+        anchorless = {re.sub(r'<a name="[^"]*"></a>', "", question) for question in gold[path]}  # zh-cn headings
+        assert anchorless <= {entry.question for entry in entries}

@@ -59,6 +59,7 @@ ANSWER_PART_WORDS = (
     "排查", "排查步骤", "排查方法", "排查思路", "检查", "检查方法", "检查步骤", "解决步骤", "处理步骤",
     "behavior", "behaviour", "phenomenon", "error message", "error messages",
     "code example", "example code", "results", "result", "quote", "代码示例", "示例代码", "结果展示",
+    "work around", "work-around", "work arounds", "变通方法", "变通办法",
 )
 # The parts that state the problem itself: with its text after the label (`## 错误信息：Could not open video stream`)
 # such a heading names the problem an entry answers, not a part of another's answer.
