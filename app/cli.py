@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 # Only the standard library above: `main` hears Ctrl+C and SIGTERM before anything slow is imported.
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from app.config import Settings
+    from app.search.embedding import Embedder
 
 # The exit codes of `faq` (README: "Exit codes"); each kind of mistake has its own.
 EXIT_OK = 0
@@ -31,6 +32,7 @@ EXIT_SETTINGS = 5  # a setting is wrong: an FAQ_* value, a database driver not i
 EXIT_RIGHTS = 6  # the database role lacks a right it needs
 EXIT_INTERRUPTED = 130  # Ctrl+C
 EXIT_TERMINATED = 143  # SIGTERM
+VECTORS_POLL_SECONDS = 2.0  # `faq eval` waiting for a server's background embedding
 # Commands that never open the database (they need no FAQ_DATABASE_URL check).
 WITHOUT_DATABASE = ("inspect", "eval-links")
 # What `faq check` lists; the failing kinds need an editor (fix, or confirm in content/links.tsv).
@@ -102,32 +104,66 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _embed(args: argparse.Namespace, settings: Settings) -> int:
-    import time
+    return _make_vectors(settings, "embed", args.threads or settings.embed_threads, quiet=args.quiet)
 
-    from tqdm import tqdm
+
+def _make_vectors(settings: Settings, command: str, threads: int, quiet: bool, wait: bool = False) -> int:
+    """Make the current generation's vectors unless they are made; `wait` for another process making them
+    instead of failing. Says in one line on standard error when it cannot."""
+    import time
 
     from app.generations import current_name, describe_failure, generation
     from app.search.embedding import ModelSlot
-    from app.semantic import Progress, build_vectors, embedding_turn, vectors_ready
+    from app.semantic import embedding_turn, vectors_ready
 
     slot = ModelSlot(settings.semantic, companion=settings.semantic_companion, model_dir=settings.model_dir)
     embedder = slot.get()
     if embedder is None:
-        print(f"faq embed: {slot.problem}; search stays lexical", file=sys.stderr)
+        print(f"faq {command}: {slot.problem}; search stays lexical", file=sys.stderr)
         return EXIT_FAILED
     try:
         name = current_name(settings)
     except Exception as exc:  # noqa: BLE001  (say what failed in one line)
-        print(f"faq embed: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
+        print(f"faq {command}: {describe_failure(exc, settings.resolved_database_url)}", file=sys.stderr)
         return _failure_code(exc)
     if name is None:
-        print("faq embed: no data yet; run `faq ingest` first", file=sys.stderr)
+        print(f"faq {command}: no data yet; run `faq ingest` first", file=sys.stderr)
         return EXIT_FAILED
-    if vectors_ready(generation(settings, name).directory, embedder):
-        print(f"the vectors of generation {name} are made already")
+    directory = generation(settings, name).directory
+    said = sys.stdout if command == "embed" else sys.stderr  # `faq eval` keeps its standard output for figures
+    if vectors_ready(directory, embedder):
+        print(f"the vectors of generation {name} are made already", file=said)
         return EXIT_OK
+    waited = False
+    while True:
+        with embedding_turn(settings) as mine:
+            if mine:
+                return _build_vectors_now(settings, command, name, embedder, threads, quiet, said)
+        if not wait:
+            print(f"faq {command}: another process is making the vectors now (a running `faq serve`); "
+                  "/readyz and `faq check` show how far it is", file=sys.stderr)
+            return EXIT_FAILED
+        if vectors_ready(directory, embedder):
+            return EXIT_OK
+        if not waited:
+            print(f"faq {command}: another process (a running `faq serve`) is making the vectors of generation "
+                  f"{name}; waiting for them (Ctrl+C stops)", file=sys.stderr, flush=True)
+            waited = True
+        time.sleep(VECTORS_POLL_SECONDS)
+
+
+def _build_vectors_now(settings: Settings, command: str, name: str, embedder: Embedder, threads: int, quiet: bool,
+                       said: TextIO) -> int:
+    """Embed generation `name`'s entries (this process holds the embedding turn), with a progress bar."""
+    import time
+
+    from tqdm import tqdm
+
+    from app.generations import describe_failure
+    from app.semantic import Progress, build_vectors
+
     started = time.perf_counter()
-    bar = tqdm(desc="embedding", unit="entry", disable=args.quiet)
+    bar = tqdm(desc="embedding", unit="entry", disable=quiet)
     last = Progress(generation=name, total=0)
 
     def show(progress: Progress) -> None:
@@ -136,24 +172,18 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
         bar.update(progress.done - bar.n)
         last = progress
 
-    with embedding_turn(settings) as mine:
-        if not mine:
-            print("faq embed: another process is making the vectors now (a running `faq serve`); "
-                  "/readyz and `faq check` show how far it is", file=sys.stderr)
-            return EXIT_FAILED
-        try:
-            manifest = build_vectors(settings, name, embedder, args.threads or settings.embed_threads,
-                                     on_progress=show)
-        except Exception as exc:  # noqa: BLE001  (say what failed in one line; the cache keeps what was made)
-            print(f"faq embed: failed ({describe_failure(exc, settings.resolved_database_url)}); "
-                  "run it again to go on where it stopped", file=sys.stderr)
-            return _failure_code(exc)
-        finally:
-            bar.close()
+    try:
+        manifest = build_vectors(settings, name, embedder, threads, on_progress=show)
+    except Exception as exc:  # noqa: BLE001  (say what failed in one line; the cache keeps what was made)
+        print(f"faq {command}: failed ({describe_failure(exc, settings.resolved_database_url)}); "
+              "run it again to go on where it stopped", file=sys.stderr)
+        return _failure_code(exc)
+    finally:
+        bar.close()
     assert manifest is not None  # nothing asks it to stop
     print(f"vectors of generation {name}: {manifest.describe()}; {last.embedded} embedded now, "
           f"{last.done - last.embedded} from the cache ({time.perf_counter() - started:.1f} s). "
-          "Running servers search by meaning within seconds")
+          "Running servers search by meaning within seconds", file=said)
     return EXIT_OK
 
 
@@ -357,11 +387,26 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
     if not queries:
         print(f"faq eval: no queries in {path}", file=sys.stderr)
         return EXIT_USAGE
-    state = semantic_state(settings)
-    semantic = state.startswith("ready")
-    result = evaluate(settings, queries)
+    from app.db import NoDataError
+    from app.generations import NO_DATA_ADVICE, current_name, describe_failure
+
+    try:
+        if current_name(settings) is None:
+            return _fail("eval", f"no data yet: {NO_DATA_ADVICE}", EXIT_FAILED)
+        if settings.semantic:
+            # The figures are those of the ranking readers get once the vectors are made, not of the words alone
+            # while a server would still be making them: make them first (from the cache, mostly), or wait for
+            # the server making them. FAQ_SEMANTIC=false measures the words alone.
+            _make_vectors(settings, "eval", settings.embed_threads, quiet=not sys.stderr.isatty(), wait=True)
+        state = semantic_state(settings)
+        semantic = state.startswith("ready")
+        result = evaluate(settings, queries)
+        columns = compared_columns(settings, queries, semantic) if args.compare else []
+    except NoDataError as exc:
+        return _fail("eval", str(exc), EXIT_FAILED)
+    except Exception as exc:  # noqa: BLE001  (an unreachable database, a missing right: one line)
+        return _fail("eval", describe_failure(exc, settings.resolved_database_url), _failure_code(exc))
     print(f"ranking:    {'hybrid (words and meaning)' if semantic else 'lexical'}; search by meaning {state}")
-    columns = compared_columns(settings, queries, semantic) if args.compare else []
     print("\n".join(report_lines(queries, result, semantic, columns)))
     return EXIT_OK
 

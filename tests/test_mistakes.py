@@ -128,6 +128,14 @@ def test_every_command_that_opens_the_database_checks_its_driver_first(data: dic
                                             "pg8000, which is not installed")
 
 
+@pytest.mark.parametrize("semantic", ["false", "true"])
+def test_eval_before_any_ingest_is_one_line(data: dict[str, str], semantic: str) -> None:
+    done = faq("eval", str(REPO / "eval" / "queries-project.tsv"), env={**data, "FAQ_SEMANTIC": semantic})
+    assert done.returncode == 1
+    assert one_line(done.stderr) == "faq eval: no data yet: run `faq ingest` first"
+    assert done.stdout == ""
+
+
 def test_an_empty_public_url_means_relative_links(tmp_path: Path) -> None:
     settings = Settings(public_url="  ", _env_file=None)  # type: ignore[call-arg]
     assert settings.public_url == ""

@@ -699,6 +699,53 @@ def test_eval_measures_the_hybrid_ranking_even_when_a_query_vector_comes_too_lat
     assert late
 
 
+def _query_file(folder: Path) -> Path:
+    """One English question whose only answer is the Chinese entry on freezing layers."""
+    queries = folder / "queries.tsv"
+    queries.write_text("q1\t3\thow to stop some layers from being trained\ttrainable\n", encoding="utf-8")
+    return queries
+
+
+def test_faq_eval_makes_the_vectors_first_so_it_measures_the_ranking_readers_get(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested)
+    assert not vectors_ready(generation(ingested, str(current_name(ingested))).directory, model)
+    assert cli.main(["eval", str(_query_file(ingested.data_dir))]) == 0  # right after `faq ingest`
+    said = capsys.readouterr()
+    assert said.out.startswith("ranking:    hybrid (words and meaning); search by meaning ready: 35 of 35 entries")
+    assert "35 embedded now, 0 from the cache" in said.err  # the figures alone on standard output
+    assert vectors_ready(generation(ingested, str(current_name(ingested))).directory, model)
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested.model_copy(update={"semantic": False}))
+    assert cli.main(["eval", str(_query_file(ingested.data_dir))]) == 0
+    assert capsys.readouterr().out.startswith("ranking:    lexical; search by meaning off")
+
+
+def test_faq_eval_waits_for_a_server_making_the_vectors(
+        ingested: Settings, model: embedding.Embedder, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from app import cli
+
+    monkeypatch.setattr(cli, "get_settings", lambda: ingested)
+    monkeypatch.setattr(cli, "VECTORS_POLL_SECONDS", 0.1)
+    codes: list[int] = []
+    evaluation = threading.Thread(target=lambda: codes.append(cli.main(["eval", str(_query_file(ingested.data_dir))])))
+    with semantic.embedding_turn(ingested) as mine:  # a running server is embedding
+        assert mine
+        evaluation.start()
+        time.sleep(0.5)
+        assert not codes, "eval did not wait"
+        build_vectors(ingested, str(current_name(ingested)), model)
+    evaluation.join(60)
+    said = capsys.readouterr()
+    assert codes == [0]
+    assert "is making the vectors of generation" in said.err and "waiting for them" in said.err
+    assert said.out.startswith("ranking:    hybrid (words and meaning)")
+
+
 def test_the_language_axis_is_remade_from_a_corpus_of_translations(
         tmp_path: Path, model: embedding.Embedder, capsys: pytest.CaptureFixture[str]) -> None:
     from measure import language_axis
