@@ -152,6 +152,11 @@ def _make_vectors(settings: Settings, command: str, threads: int, quiet: bool, w
         time.sleep(VECTORS_POLL_SECONDS)
 
 
+def _usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _build_vectors_now(settings: Settings, command: str, name: str, embedder: Embedder, threads: int, quiet: bool,
                        said: TextIO) -> int:
     """Embed generation `name`'s entries (this process holds the embedding turn), with a progress bar."""
@@ -397,7 +402,9 @@ def _eval(args: argparse.Namespace, settings: Settings) -> int:
             # The figures are those of the ranking readers get once the vectors are made, not of the words alone
             # while a server would still be making them: make them first (from the cache, mostly), or wait for
             # the server making them. FAQ_SEMANTIC=false measures the words alone.
-            _make_vectors(settings, "eval", settings.embed_threads, quiet=not sys.stderr.isatty(), wait=True)
+            # No reader waits on this machine's cores meanwhile: every core embeds, not FAQ_EMBED_THREADS.
+            threads = max(settings.embed_threads, _usable_cores())
+            _make_vectors(settings, "eval", threads, quiet=not sys.stderr.isatty(), wait=True)
         state = semantic_state(settings)
         semantic = state.startswith("ready")
         result = evaluate(settings, queries)
