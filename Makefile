@@ -77,7 +77,7 @@ MIRRORS ?= ../.mirror
 identity: install
 	$(BIN)/python -m measure.identity --mirrors $(MIRRORS) --http
 
-# `faq embed` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
+# `faq eval` makes the vectors first (kept across runs in data/vectors.db), so the hybrid ranking is measured.
 # The project's own queries over the bundled sample (content/, the five seeds), in a scratch folder; more query files with EVAL_QUERIES="FILE …" (e.g. ../shared/eval/queries-dev.tsv).
 EVAL_QUERIES ?=
 EVAL_SAMPLE := $(or $(TMPDIR),/tmp)/faq-eval-sample
@@ -86,7 +86,6 @@ eval: install
 	rm -rf $(EVAL_SAMPLE)/content && mkdir -p $(EVAL_SAMPLE)/content
 	cp -r content/. $(EVAL_SAMPLE)/content/
 	$(EVAL_IN_SAMPLE) $(BIN)/faq ingest --quiet > /dev/null
-	$(EVAL_IN_SAMPLE) $(BIN)/faq embed --quiet
 	$(EVAL_IN_SAMPLE) $(BIN)/faq eval eval/queries-project.tsv
 	$(foreach queries,$(EVAL_QUERIES),$(EVAL_IN_SAMPLE) $(BIN)/faq eval $(queries) &&) true
 
@@ -97,7 +96,6 @@ EVAL_REAL := $(or $(TMPDIR),/tmp)/faq-eval-real
 EVAL_IN_REAL := FAQ_DATA_DIR=$(EVAL_REAL)/data FAQ_CONTENT_DIR=$(EVAL_REAL)/content
 eval-real: eval-real-content
 	$(EVAL_IN_REAL) $(BIN)/faq ingest --quiet > /dev/null || [ $$? -eq 3 ]
-	$(EVAL_IN_REAL) $(BIN)/faq embed --quiet
 	$(EVAL_IN_REAL) $(BIN)/faq eval eval/queries-real.tsv --compare
 
 # The corpora those queries were asked of live outside the repository: CORPORA=DIR (holding real/ and styles/).
@@ -115,7 +113,6 @@ eval_dir = $(or $(TMPDIR),/tmp)/faq-eval-$(1)
 $(addprefix eval-,$(FRESH_SETS)): eval-%: install
 	rm -rf $(call eval_dir,$*)/content && mkdir -p $(call eval_dir,$*) && cp -r eval/$* $(call eval_dir,$*)/content
 	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content $(BIN)/faq ingest --quiet > /dev/null
-	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content $(BIN)/faq embed --quiet
 	FAQ_DATA_DIR=$(call eval_dir,$*)/data FAQ_CONTENT_DIR=$(call eval_dir,$*)/content \
 		$(BIN)/faq eval eval/queries-$*.tsv --compare
 
