@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 .PHONY: install install-runtime run ingest serve test test-postgres lint typecheck eval eval-real eval-real-content \
-	eval-fresh eval-fresh3 eval-fresh4 eval-fresh5 eval-fresh6 eval-fresh7 eval-fresh8 eval-fresh9 eval-fresh10 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
+	eval-fresh eval-fresh3 eval-fresh4 eval-fresh5 eval-fresh6 eval-fresh7 eval-fresh8 eval-fresh9 eval-fresh10 eval-fresh11 eval-cross eval-links bench load reindex-load screenshots identity clean FORCE
 
 # Python 3.11 or newer, said in one line before anything is installed (`make clean` works with any).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -108,7 +108,7 @@ eval-real-content: install
 # The same, over FAQs and queries the ranking was never tuned on: eval/fresh/ (issue 10); eval/fresh3/, a check
 # on settings chosen on the two sets above; eval/fresh4/ to eval/fresh10/, for checking, not for tuning (each
 # eval/queries-<set>.SOURCES.md says how it was built). Each is ingested into its own scratch folder.
-FRESH_SETS := fresh fresh3 fresh4 fresh5 fresh6 fresh7 fresh8 fresh9 fresh10
+FRESH_SETS := fresh fresh3 fresh4 fresh5 fresh6 fresh7 fresh8 fresh9 fresh10 fresh11
 eval_dir = $(or $(TMPDIR),/tmp)/faq-eval-$(1)
 $(addprefix eval-,$(FRESH_SETS)): eval-%: install
 	rm -rf $(call eval_dir,$*)/content && mkdir -p $(call eval_dir,$*) && cp -r eval/$* $(call eval_dir,$*)/content
