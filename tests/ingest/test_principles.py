@@ -626,6 +626,45 @@ def test_headings_written_to_one_pattern_are_read_alike() -> None:
         "cloudcore in CrashLoopBackOff status", "unknown service runtime.v1alpha2.ImageService", "Invalid token"]
 
 
+def test_the_cases_of_one_enumeration_are_read_alike() -> None:
+    """`### 情况 A：触发词不弹窗` asks nothing by its words, but `### 情况 C：…跳转失败` beside it does: cases of one
+    enumeration are items of one kind, and the symptom over them, with no text of its own, names them (ZotFlow's
+    troubleshooting page, eval/wild24). Before, the symptom took the first two cases as its answer."""
+    chinese = ("# 故障排查\n\n## 症状 1：API Key 验证失败\n\n检查 Key 是否过期。\n\n## 症状 5：引用插入异常\n\n"
+               "### 情况 A：触发词不弹窗\n\n1. 检查触发字符设置。\n\n"
+               "### 情况 B：输出格式不是预期\n\n1. 检查默认引用格式。\n\n"
+               "### 情况 C：Wikilink 跳转失败\n\n1. 目标 Source Note 可能不存在。\n\n"
+               "## 症状 6：本地附件打不开\n\n检查路径。\n")
+    english = ("# Troubleshooting\n\n## Symptom 1: The API key is rejected\n\nRenew the key.\n\n"
+               "## Symptom 5: Citations fail\n\n### Case A: Typing the trigger shows nothing\n\n"
+               "1. Check the trigger character.\n\n### Case B: Unexpected output format\n\n"
+               "1. Check the default style.\n\n"
+               "### Case C: The wikilink jump fails\n\n1. The note may not exist.\n\n"
+               "## Symptom 6: Attachments will not open\n\nCheck the path.\n")
+    chinese_entries = segment_markdown(chinese, file_name="troubleshooting.md").entries
+    assert [(e.question, e.answer_markdown) for e in chinese_entries] == [
+        ("症状 1：API Key 验证失败", "检查 Key 是否过期。"), ("情况 A：触发词不弹窗", "1. 检查触发字符设置。"),
+        ("情况 B：输出格式不是预期", "1. 检查默认引用格式。"),
+        ("情况 C：Wikilink 跳转失败", "1. 目标 Source Note 可能不存在。"),
+        ("症状 6：本地附件打不开", "检查路径。")]
+    assert [e.question for e in segment_markdown(english, file_name="troubleshooting.md").entries] == [
+        "Symptom 1: The API key is rejected", "Case A: Typing the trigger shows nothing",
+        "Case B: Unexpected output format", "Case C: The wikilink jump fails", "Symptom 6: Attachments will not open"]
+
+
+def test_a_question_heading_whose_answer_would_be_empty_is_not_an_entry() -> None:
+    """`## 🔌 事件驱动未激活` with no text of its own over `### Q2: …？` and its causes: it names the question under it,
+    which is the entry (ups-guard's FAQ, eval/wild22). Before, it was an entry with an empty answer."""
+    text = ("# FAQ\n\n## 🚀 实时性测试\n\n### Q1: 我怎么查看响应时间？\n\n看日志。\n\n## 🔌 事件驱动未激活\n\n"
+            "### Q2: 我选择混合模式，为什么事件驱动状态显示\"未激活\"？\n\n事件驱动未激活有 2 个常见原因：\n\n"
+            "### 原因 1：NUT 版本过旧 ⚠️\n\n升级 NUT。\n\n### 原因 2：UPS 固件不支持 📱\n\n换用轮询模式。\n\n"
+            "## 🧪 通信次数验证\n\n### Q3: 如何验证通信次数？\n\n看统计页。\n")
+    entries = segment_markdown(text, file_name="faq.md").entries
+    assert [e.question for e in entries] == [
+        "Q1: 我怎么查看响应时间？", 'Q2: 我选择混合模式，为什么事件驱动状态显示"未激活"？', "Q3: 如何验证通信次数？"]
+    assert "原因 2：UPS 固件不支持 📱" in entries[1].answer_markdown
+
+
 # ---------------------------------------------------------------- from eval/wild9's first run
 
 

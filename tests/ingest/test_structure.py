@@ -121,7 +121,10 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # EOF …`**` kept in the answer of the answered `## **资源下载失败**` (while the three status-code cases of the
     # unanswered `## **HttpRequestException …**` are cut, the extras). Also extra: tars's `### 注意点：`. (bistoury's
     # first of two error headings sharing one answer is found since.)
-    "wild9": (262, 255, {"snap-hutao/en/advanced/exceptions.md",
+    # Since an asking heading with no text of its own over entries is their category (session 28), snap-hutao's
+    # unanswered `## **HttpRequestException …**` is no longer an entry with an empty answer (253): its three
+    # status-code cases are, under it in their breadcrumb. The gold wants it as one entry holding them.
+    "wild9": (262, 253, {"snap-hutao/en/advanced/exceptions.md",
                          "snap-hutao/zh/advanced/exceptions.md", "tars/Install_faq-en.md", "tars/Install_faq.md"}, 7),
     # wild10 (14, 8): the first run found 156 of 265, 108 extras: cubefs's 52 + 52 `_Description_:` / `_描述_：`
     # questions under the label headings `## Question N` / `## 问题N` (the labels were cut; a heading that only
@@ -261,6 +264,13 @@ PROBED: dict[str, tuple[int, int, set[str], int]] = {
     # of 150.
     # Left: hello-rocm's two symptoms and `Who is affected?` (2 extras).
     "wild23": (150, 148, {"hello-rocm/en/01-deploy/minicpm-o/webdemo-rocm7-deploy.md"}, 2),
+    # wild24 (11, 6: `#### **Q: …**` headings with comments above, `## Symptom N:` over `### Case A–C`, hard-wrapped
+    # answers, `###` questions under `##` categories, `## N.` sections): the first run (6658988) found 185 of 187, 3
+    # extras. Missed: zotflow's Chinese `### 情况 A：…` and `### 情况 B：…`, taken into the answer of the symptom
+    # over them, `## 症状 5：引用插入异常`, which had no text of its own (an extra). Since, the cases of one enumeration
+    # are read alike and the symptom is their category: 187 of 187. Extras: zotflow's `Self-Check Checklist` (both
+    # languages), which the labels leave in the page.
+    "wild24": (187, 187, set(), 2),
 }
 PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # 53 gold pairs; hertzbeat asks two questions twice in each language (10 right links for 8 rows). Words alone
@@ -294,7 +304,8 @@ PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # `差分宇宙…` items, gsyvideoplayer's second `3.` / `3、` and fabedge's `Can cloud pods and edge pods …`. Renamed,
     # tars pairs nothing (its English page translates 11 of 32 items). Edited, `11. tarsnode can not run java server`
     # (its Chinese item deleted) pairs with the Chinese-only `问题：Class 'TARS\_Struct' not found in …`.
-    ("wild9", "as laid out"): (92, 3, 0), ("wild9", "renamed"): (84, 3, 0), ("wild9", "edited"): (78, 5, 0),
+    # Since session 28, one fewer: snap-hutao's `HttpRequestException …` pair, whose two entries had empty answers.
+    ("wild9", "as laid out"): (91, 3, 0), ("wild9", "renamed"): (83, 3, 0), ("wild9", "edited"): (77, 4, 0),
     # 109 gold pairs (the first run by words alone: 54 right, 54 wrong, cubefs's label headings joined item by item).
     # Wrong: fuse's `Memory and Performance Optimization` / `內存及性能优化相关`. Missed: the pairs of missed entries.
     ("wild10", "as laid out"): (107, 1, 0), ("wild10", "renamed"): (107, 1, 0), ("wild10", "edited"): (89, 2, 0),
@@ -376,12 +387,18 @@ PROBED_PAIRS: dict[tuple[str, str], tuple[int, int, int]] = {
     # 57 gold pairs; words alone 57 right. Wrong: ups-guard's `en/faq.md` and `zh/faq.md` share a name but are
     # different documents (all 45 entries unpaired in the gold): paired by name, 9 of their entries pair by place (12
     # unpaired entries paired); renamed, none. Since the bold-question rule (sdp's NAT Gateway pair was wrong).
-    ("wild22", "as laid out"): (57, 9, 12), ("wild22", "renamed"): (57, 0, 0), ("wild22", "edited"): (50, 8, 11),
+    # Edited, since session 28 (ups-guard's Chinese `## 🔌 事件驱动未激活` is no longer an entry with an empty answer,
+    # so the random edits fall elsewhere): 50 right, 10 wrong (sdp one more, ups-guard one more), 12 unpaired paired.
+    ("wild22", "as laid out"): (57, 9, 12), ("wild22", "renamed"): (57, 0, 0), ("wild22", "edited"): (50, 10, 12),
     # 68 gold pairs; the first run (4bd1a59, faq eval-links with the meaning model): 64 predicted, 62 right. Wrong:
     # hololens' `Who is affected?` and `Work around` pairs (the right items, not gold); missed: slopecraft's
     # numbered-alike items and hello-rocm's two uncut symptoms. Words alone, since: 63 right, 1 wrong (`Who is
     # affected?`), as laid out and renamed; edited 54, 1.
     ("wild23", "as laid out"): (63, 1, 0), ("wild23", "renamed"): (63, 1, 0), ("wild23", "edited"): (54, 1, 0),
+    # 82 gold pairs; the first run (6658988, faq eval-links with the meaning model): 80 predicted, 79 right; since the
+    # enumerated cases, 82 predicted, 81 right (the wrong one pairs zotflow's two checklists, not gold entries).
+    # Missed: one of weekly-git-summary's 30. Words alone: 78 right, 1 wrong, as laid out and renamed; edited 66, 3.
+    ("wild24", "as laid out"): (78, 1, 0), ("wild24", "renamed"): (78, 1, 0), ("wild24", "edited"): (66, 3, 0),
 }
 
 

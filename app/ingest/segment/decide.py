@@ -95,6 +95,10 @@ BARE_QUESTION_LABEL = re.compile(
 MIN_NUMBERED = 4  # numbered headings of one level, four in five of its headings: the FAQ's questions are numbered
 MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of them: the document is all questions
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
+# A case of an enumeration (`Case A: …`, `情况 B：…`, `Symptom 2: …`): cases with one label are items of one kind.
+# Only labels that name a case or a problem: a step, a method or a solution is a part of one answer.
+CASE_LABEL = re.compile(r"(?i)^\W*+(case|scenario|situation|symptom|problem|issue|error"
+                        r"|情况|场景|症状|现象|问题|故障|错误)\s*+(?:[a-z]|\d{1,2}|[一二三四五六七八九十]{1,3})\s*+[:：.、]")
 POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
 # A list written as lines of a paragraph: `1、[如何进行最简化部署](./Deployment.md)<br/>`.
 LINK_LINE = re.compile(r"\d{1,3}[.、)）]\s*\[[^\]]*\]\([^)]*\)\s*(?:<br\s*/?>)?", re.IGNORECASE)
@@ -573,6 +577,10 @@ def _decide(section: Section, readings: list[Group], reading: _Reading
                     decision.notes.append(f"line {decision.line}: the question {section.title[:60]!r} has no answer "
                                       "under it; it stays in the document, not an entry")
             return decision, [], "heading"
+        if not _has_content(section) and _holds_entries(section.children[0], reading):
+            # `## 症状 5：引用插入异常` › `### 情况 A：…`, `### 情况 B：…`: its answer would be empty; it names them
+            decision.chosen = "no text of its own over sub-headings that are entries: a category"
+            return decision, [], "heading"
         if _is_category(section, evidence, reading.lines):
             decision.chosen = "a category of question headings: its text stays on the document page"
             return decision, [], "heading"
@@ -803,9 +811,13 @@ def _holds_entries(section: Section, reading: _Reading) -> bool:
 
 def _same_pattern(first: str, second: str) -> bool:
     """Two titles of at least three words that differ in one word only (`cloudcore in pending status`,
-    `cloudcore in ImagePullBackOff status`)."""
+    `cloudcore in ImagePullBackOff status`), or two cases of one enumeration (`情况 A：触发词不弹窗`,
+    `情况 C：Wikilink 跳转失败`)."""
     a, b = first.split(), second.split()
-    return len(a) == len(b) >= MIN_PATTERN_WORDS and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    if len(a) == len(b) >= MIN_PATTERN_WORDS and sum(x != y for x, y in zip(a, b, strict=True)) == 1:
+        return True
+    cases = CASE_LABEL.match(first), CASE_LABEL.match(second)
+    return cases[0] is not None and cases[1] is not None and cases[0][1].lower() == cases[1][1].lower()
 
 
 def _decide_forced(section: Section, readings: list[Group], reading: _Reading, decision: SectionDecision
