@@ -106,7 +106,7 @@ eval-real-content: install
 	cd $(CORPORA) && find real styles -mindepth 2 -name '*.md' -exec cp --parents {} $(EVAL_REAL)/content/ \;
 
 # The same, over FAQs and queries the ranking was never tuned on: eval/fresh/ (issue 10); eval/fresh3/, a check
-# on settings chosen on the two sets above; eval/fresh4/ to eval/fresh10/, for checking, not for tuning (each
+# on settings chosen on the two sets above; eval/fresh4/ to eval/fresh11/, for checking, not for tuning (each
 # eval/queries-<set>.SOURCES.md says how it was built). Each is ingested into its own scratch folder.
 FRESH_SETS := fresh fresh3 fresh4 fresh5 fresh6 fresh7 fresh8 fresh9 fresh10 fresh11
 eval_dir = $(or $(TMPDIR),/tmp)/faq-eval-$(1)
