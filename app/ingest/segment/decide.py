@@ -97,8 +97,8 @@ MIN_ASKING = 3  # headings outside an FAQ section that ask, at least half of the
 MIN_PATTERN_WORDS = 3  # titles this long that differ in one word are items of one kind
 # A case of an enumeration (`Case A: …`, `情况 B：…`, `Symptom 2: …`): cases with one label are items of one kind.
 # Only labels that name a case or a problem: a step, a method or a solution is a part of one answer.
-CASE_LABEL = re.compile(r"(?i)^\W*+(case|scenario|situation|symptom|problem|issue|error"
-                        r"|情况|场景|症状|现象|问题|故障|错误)\s*+(?:[a-z]|\d{1,2}|[一二三四五六七八九十]{1,3})\s*+[:：.、]")
+CASE_LABEL = re.compile(r"^\W*+(?i:(case|scenario|situation|symptom|problem|issue|error"
+                        r"|情况|场景|症状|现象|问题|故障|错误))\s*+(?:[A-Z]|\d{1,2}|[一二三四五六七八九十]{1,3})\s*+[:：.、]")
 POINTER_LENGTH = 60  # characters beside its links of a section that only points elsewhere ("Please refer to")
 # A list written as lines of a paragraph: `1、[如何进行最简化部署](./Deployment.md)<br/>`.
 LINK_LINE = re.compile(r"\d{1,3}[.、)）]\s*\[[^\]]*\]\([^)]*\)\s*(?:<br\s*/?>)?", re.IGNORECASE)
