@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -12,11 +11,10 @@ from pathlib import Path
 
 import jieba
 
-from app.search.analysis import to_simplified
+from app.search.analysis import HAN, to_simplified
 
 jieba.setLogLevel(logging.WARNING)
 
-HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # Clean Chinese text the project ships: the bundled sample and text written for the model.
 TRAINING_TEXTS = Path(__file__).with_name("data")
 TEXT_PRIOR = 8.0  # how many observed followers of a character outweigh the dictionary's estimate
@@ -143,7 +141,7 @@ def plausibility(text: str) -> float:
 def han_fluency(text: str) -> tuple[float, int]:
     """Mean log-probability per Han character of the text's Chinese runs, and how many there are."""
     # The dictionary is Simplified: read Traditional text (Big5 files) through zhconv.
-    runs = [to_simplified(run) for run in HAN_RUN.findall(text)]
+    runs = [to_simplified(run) for run in HAN.findall(text)]
     count = sum(len(run) for run in runs)
     if not count:
         return 0.0, 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-HAN_RANGES = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN_RANGES = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # the Han characters, one place for every module
 HAN = re.compile(f"[{HAN_RANGES}]")
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Code, URLs, tags, and path- or identifier-like tokens say nothing about the prose language: each is replaced by
@@ -19,9 +19,9 @@ LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # Chinese is written without spaces, so a run of Chinese characters ends a word as a space does:
 # `用stop_gradient=True的` and `详见https://a.org/x，然后…` are prose, code, prose (the Chinese after the code was
 # dropped with it, and code after Chinese was read as prose).
-CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*+`|https?://[^\s" + HAN_RANGES + r"]++|(?<!<)<[^>\n]++>"
-                  r"|(?<![^\s`~>" + HAN_RANGES + r"])[^\s/_=\\" + HAN_RANGES + r"]*+[/_=\\][^\s" + HAN_RANGES + r"]*+"
-                  r"|(?P<prose>[" + HAN_RANGES + r"]++|[^\s`~<" + HAN_RANGES + r"]++)", re.DOTALL)
+CODE = re.compile(rf"```.*?```|~~~.*?~~~|`[^`\n]*+`|https?://[^\s{HAN_RANGES}]++|(?<!<)<[^>\n]++>"
+                  rf"|(?<![^\s`~>{HAN_RANGES}])[^\s/_=\\{HAN_RANGES}]*+[/_=\\][^\s{HAN_RANGES}]*+"
+                  rf"|(?P<prose>[{HAN_RANGES}]++|[^\s`~<{HAN_RANGES}]++)", re.DOTALL)
 MIN_WORDS_TO_DIFFER = 10
 
 

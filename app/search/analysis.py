@@ -23,13 +23,15 @@ import zhconv
 from whoosh.analysis import Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
+from app.ingest.language import HAN_RANGES
+
 jieba.setLogLevel(logging.WARNING)
 with warnings.catch_warnings():
     # zhconv reads its dictionary without closing the file; load it once, quietly.
     warnings.simplefilter("ignore", ResourceWarning)
     zhconv.convert("", "zh-hans")
 
-HAN_CHAR = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+HAN_CHAR = rf"[{HAN_RANGES}]"
 HAN_RUN = HAN_CHAR + "+"
 WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 WORD_SEPARATOR = r"[._\-/+]"  # inside an identifier: torch.cuda, flash-attn, a/b
@@ -43,7 +45,7 @@ HAN = re.compile(HAN_RUN)
 MAX_WORD_LENGTH = 256
 # The two classes share no character (`_` is a word character), and the run is taken whole (possessive): with `_`
 # in both, 256 underscores and a stop were read every way they can be split, 2^256 ways, and a search hung.
-_LETTER_OR_SEPARATOR = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[.\-/+]"
+_LETTER_OR_SEPARATOR = rf"[^\W{HAN_RANGES}]|[.\-/+]"
 LONG_WORD = re.compile(rf"(?<!{_LETTER_OR_SEPARATOR})(?:{_LETTER_OR_SEPARATOR}){{{MAX_WORD_LENGTH + 1},}}+"
                        rf"|(?<!{HAN_CHAR}){HAN_CHAR}{{{MAX_WORD_LENGTH + 1},}}")
 # The runs LONG_WORD may cut lie inside these (Chinese characters are word characters), and are these when they
